@@ -1,0 +1,71 @@
+"""Cache of parsed Markdown keyed by file content, under the platform cache directory."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import pickle
+import tempfile
+from pathlib import Path
+
+from skillcheck.model import PARSER_VERSION, ParsedDoc
+
+MAX_ENTRIES = 50_000
+
+
+def default_dir() -> Path:
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("skillcheck", appauthor=False))
+
+
+def content_key(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+class ParseCache:
+    def __init__(self, directory: Path) -> None:
+        self.path = directory / f"parse-v{PARSER_VERSION}.pickle"
+        self.entries: dict[str, ParsedDoc] = {}
+        self.used: set[str] = set()
+        self.dirty = False
+
+    def load(self) -> None:
+        try:
+            with open(self.path, "rb") as fh:
+                data = pickle.load(fh)
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError,
+                ValueError, TypeError):
+            return
+        if isinstance(data, dict):
+            self.entries = data
+
+    def get(self, key: str) -> ParsedDoc | None:
+        doc = self.entries.get(key)
+        if doc is not None:
+            self.used.add(key)
+        return doc
+
+    def put(self, key: str, doc: ParsedDoc) -> None:
+        self.entries[key] = doc
+        self.used.add(key)
+        self.dirty = True
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        keep = {k: self.entries[k] for k in self.used}
+        for k, v in self.entries.items():
+            if len(keep) >= MAX_ENTRIES:
+                break
+            keep.setdefault(k, v)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".parse-", suffix=".tmp")
+            with os.fdopen(fd, "wb") as fh:
+                pickle.dump(keep, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, self.path)
+        except OSError:
+            with contextlib.suppress(OSError, UnboundLocalError):
+                os.unlink(tmp)

@@ -1,0 +1,149 @@
+"""Configuration: defaults < ``[tool.skillcheck]`` in pyproject.toml < command-line options."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+
+class ConfigError(Exception):
+    """A usage or configuration error: the command exits 2."""
+
+
+@dataclass(frozen=True)
+class Config:
+    exclude: tuple[str, ...] = ()
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    strict: bool = False
+    max_skill_lines: int = 500
+    max_skill_tokens: int = 5000
+    toc_threshold_lines: int = 300
+    max_file_bytes: int = 2_000_000
+    source_max_age_days: int = 180
+    url_allowlist: tuple[str, ...] = (
+        "http://localhost",
+        "https://localhost",
+        "http://127.0.0.1",
+        "http://0.0.0.0",
+        "http://[::1]",
+        "http://example.com",
+        "https://example.com",
+    )
+    engine_pins: tuple[tuple[str, str], ...] = ()
+    cache: bool = True
+    cache_dir: str | None = None
+    jobs: int = 0
+    # probe
+    timeout: float = 10.0
+    retries: int = 2
+    concurrency: int = 32
+    per_host: int = 4
+    total_budget: float = 300.0
+    max_redirects: int = 10
+    max_retry_after: float = 30.0
+    allow_private: bool = False
+    blocked_hosts_error: tuple[str, ...] = ()
+    head_unfriendly_hosts: tuple[str, ...] = ()
+    success_ttl_hours: float = 24.0
+    check_fragments: bool = False
+
+    def pins(self) -> dict[str, str]:
+        return dict(self.engine_pins)
+
+
+FIELDS = {f.name: f for f in dataclasses.fields(Config)}
+
+
+def _key_name(field_name: str) -> str:
+    return field_name.replace("_", "-")
+
+
+ALLOWED_KEYS = sorted(_key_name(n) for n in FIELDS)
+
+
+def _coerce(name: str, value: Any, where: str) -> Any:
+    default = FIELDS[name].default
+    key = _key_name(name)
+    if name == "engine_pins":
+        if not isinstance(value, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+        ):
+            raise ConfigError(f"{where}: '{key}' must be a table of engine = \"version\"")
+        return tuple(sorted(value.items()))
+    if isinstance(default, tuple):
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where}: '{key}' must be a list of strings")
+        return tuple(value)
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where}: '{key}' must be true or false")
+        return value
+    if isinstance(default, int):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ConfigError(f"{where}: '{key}' must be a non-negative integer")
+        return value
+    if isinstance(default, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise ConfigError(f"{where}: '{key}' must be a non-negative number")
+        return float(value)
+    if value is not None and not isinstance(value, str):
+        raise ConfigError(f"{where}: '{key}' must be a string")
+    return value
+
+
+def find_pyproject(start: Path) -> Path | None:
+    p = start.resolve()
+    if p.is_file():
+        p = p.parent
+    for d in (p, *p.parents):
+        cand = d / "pyproject.toml"
+        if cand.is_file():
+            return cand
+    return None
+
+
+def read_table(pyproject: Path) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{pyproject}: cannot read configuration: {exc}") from exc
+    tool = data.get("tool", {})
+    table = tool.get("skillcheck", {}) if isinstance(tool, dict) else {}
+    if not isinstance(table, dict):
+        raise ConfigError(f"{pyproject}: [tool.skillcheck] must be a table")
+    return table
+
+
+def load(start: Path, overrides: Mapping[str, Any] | None = None) -> tuple[Config, Path | None]:
+    """Build the configuration for a run rooted at ``start``.
+
+    Returns the config and the pyproject.toml it was read from (if any).
+    """
+    values: dict[str, Any] = {}
+    pyproject = find_pyproject(start)
+    if pyproject is not None:
+        for key, value in read_table(pyproject).items():
+            name = key.replace("-", "_")
+            if name not in FIELDS:
+                raise ConfigError(
+                    f"{pyproject}: unknown key '{key}' in [tool.skillcheck]; "
+                    f"allowed keys: {', '.join(ALLOWED_KEYS)}"
+                )
+            values[name] = _coerce(name, value, str(pyproject))
+    for name, value in (overrides or {}).items():
+        if value is None:
+            continue
+        values[name] = _coerce(name, value, "command line")
+    return Config(**values), pyproject

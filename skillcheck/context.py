@@ -1,0 +1,84 @@
+"""What a rule sees: the configuration, one skill, its parsed files, and path helpers."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from skillcheck.config import Config
+from skillcheck.diagnostics import Diagnostic, Severity
+from skillcheck.discover import Skill
+from skillcheck.model import ParsedDoc
+from skillcheck.registry import RULES
+
+
+@dataclass
+class Context:
+    config: Config
+    cwd: Path
+    skill: Skill
+    docs: dict[str, ParsedDoc]
+    _listing: dict[str, set[str] | None] = field(default_factory=dict)
+
+    def diag(self, rel: str, line: int, column: int, code: str, message: str, hint: str = "",
+             severity: Severity | None = None, url: str | None = None) -> Diagnostic:
+        sev = severity if severity is not None else RULES[code].severity
+        return Diagnostic(self.skill.display(rel), line, column, code, sev, message, hint, url)
+
+    # -- paths -------------------------------------------------------------------------
+    def _names_in(self, rel_dir: str) -> set[str] | None:
+        if rel_dir not in self._listing:
+            try:
+                self._listing[rel_dir] = set(os.listdir(self.skill.root / rel_dir))
+            except OSError:
+                self._listing[rel_dir] = None
+        return self._listing[rel_dir]
+
+    def resolve(self, from_rel: str, target: str) -> str | None:
+        """Join a relative link target to the file it is written in; None when it leaves the
+        skill. The result is a normalised posix path relative to the skill root ('' = root)."""
+        base = posixpath.dirname(from_rel)
+        joined = posixpath.normpath(posixpath.join(base, target))
+        if joined == ".":
+            return ""
+        if joined == ".." or joined.startswith("../") or joined.startswith("/"):
+            return None
+        return joined
+
+    def lookup(self, rel: str) -> tuple[bool, str | None]:
+        """(exists with exact case, the on-disk spelling when only the case differs)."""
+        if rel == "":
+            return True, None
+        parts = rel.split("/")
+        cur = ""
+        fixed: list[str] = []
+        case_differs = False
+        for part in parts:
+            names = self._names_in(cur)
+            if names is None:
+                return False, None
+            if part in names:
+                fixed.append(part)
+            else:
+                lowered = {n.lower(): n for n in names}
+                if part.lower() in lowered:
+                    case_differs = True
+                    fixed.append(lowered[part.lower()])
+                else:
+                    return False, None
+            cur = "/".join(fixed)
+        if case_differs:
+            return False, "/".join(fixed)
+        return True, None
+
+    def is_dir(self, rel: str) -> bool:
+        return rel == "" or (self.skill.root / rel).is_dir()
+
+    def escapes_via_symlink(self, rel: str) -> bool:
+        try:
+            (self.skill.root / rel).resolve().relative_to(self.skill.root)
+        except (ValueError, OSError, RuntimeError):
+            return True
+        return False

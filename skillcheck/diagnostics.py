@@ -1,0 +1,39 @@
+"""Diagnostics: what every rule reports."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Severity(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, order=True)
+class Diagnostic:
+    """One finding, located at ``path:line:column`` (1-based; 0 means "the whole file")."""
+
+    path: str
+    line: int
+    column: int
+    code: str
+    severity: Severity
+    message: str
+    hint: str = ""
+    url: str | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "code": self.code,
+            "severity": self.severity.value,
+            "message": self.message,
+            "hint": self.hint,
+        }
+        if self.url is not None:
+            out["url"] = self.url
+        return out

@@ -1,0 +1,239 @@
+"""Finding skills and their files, and reading files defensively (bad input never raises)."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from skillcheck.diagnostics import Diagnostic, Severity
+from skillcheck.registry import declare
+
+SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
+             ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist", ".eggs"}
+MARKDOWN_SUFFIXES = {".md", ".markdown"}
+
+declare("SC101", "no-skill", "error", "No SKILL.md under the given path.")
+declare("SC220", "unreadable-file", "error", "A file cannot be read (permissions, I/O error).")
+declare("SC221", "not-utf8", "error", "A Markdown file is not valid UTF-8 (the byte offset is given).")
+declare("SC222", "binary-file", "error", "A Markdown file holds binary data (NUL bytes).")
+declare("SC223", "file-too-large", "error", "A Markdown file is over the size cap (max-file-bytes).")
+declare("SC224", "bad-symlink", "error", "A symlink is broken or loops.")
+declare("SC225", "empty-file", "warning", "A Markdown file is empty.")
+declare("SC226", "symlink-escapes", "error", "A file in the skill is a symlink to a place outside it.")
+
+
+@dataclass
+class Skill:
+    root: Path  # absolute, resolved
+    display_root: str
+    skill_md: str | None  # relative name of the SKILL.md file ("SKILL.md" or "skill.md")
+    files: list[str] = field(default_factory=list)  # every file, posix, relative to root
+    dirs: set[str] = field(default_factory=set)
+    markdown: list[str] = field(default_factory=list)
+    is_repo_root: bool = False
+    excludes: tuple[str, ...] = ()
+    problems: list[Diagnostic] = field(default_factory=list)
+
+    def display(self, rel: str) -> str:
+        if self.display_root in ("", "."):
+            return rel
+        return f"{self.display_root}/{rel}" if rel else self.display_root
+
+
+def display_path(p: Path, cwd: Path) -> str:
+    try:
+        return p.relative_to(cwd).as_posix() or "."
+    except ValueError:
+        return p.as_posix()
+
+
+def _excluded(rel: str, patterns: tuple[str, ...]) -> bool:
+    for pat in patterns:
+        pat = pat.rstrip("/")
+        if rel == pat or rel.startswith(pat + "/") or fnmatch.fnmatchcase(rel, pat):
+            return True
+    return False
+
+
+def _rel_to(p: Path, base: Path) -> str | None:
+    try:
+        return p.relative_to(base).as_posix()
+    except ValueError:
+        return None
+
+
+def active_excludes(patterns: tuple[str, ...], start: Path, base: Path) -> tuple[str, ...]:
+    """Exclude patterns that apply below ``start``: a path named on the command line is
+    always checked, even when it lies inside an excluded folder."""
+    start_abs = Path(os.path.abspath(start))
+    rel = _rel_to(start_abs, base)
+    if rel is None or rel == ".":
+        return patterns
+    parts = rel.split("/")
+    ancestors = ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
+    return tuple(p for p in patterns if not any(_excluded(a, (p,)) for a in ancestors))
+
+
+def _skill_md_name(names: list[str] | set[str]) -> str | None:
+    if "SKILL.md" in names:
+        return "SKILL.md"
+    for n in names:
+        if n.lower() == "skill.md":
+            return n
+    return None
+
+
+def find_skills(start: Path, exclude: tuple[str, ...], cwd: Path,
+                base: Path | None = None) -> tuple[list[Skill], list[Diagnostic]]:
+    """Every folder holding a SKILL.md under ``start`` (which may itself be one).
+    ``exclude`` patterns are relative to ``base`` (the config file's folder)."""
+    problems: list[Diagnostic] = []
+    start_abs = Path(os.path.abspath(start))
+    if start_abs.is_file():
+        start_abs = start_abs.parent
+    skills: list[Skill] = []
+    base = Path(os.path.abspath(base)) if base is not None else start_abs
+    stack = [start_abs]
+    seen: set[tuple[int, int]] = set()
+    while stack:
+        d = stack.pop()
+        try:
+            st = d.stat()
+            key = (st.st_dev, st.st_ino)
+            if key in seen:
+                continue
+            seen.add(key)
+            entries = list(os.scandir(d))
+        except OSError as exc:
+            problems.append(Diagnostic(display_path(d, cwd), 0, 0, "SC220", Severity.ERROR,
+                                       f"cannot list directory: {exc.strerror or exc}",
+                                       "check permissions"))
+            continue
+        names = {e.name for e in entries}
+        md = _skill_md_name(names)
+        if md is not None:
+            skills.append(Skill(root=d, display_root=display_path(d, cwd), skill_md=md,
+                                is_repo_root=(d / ".git").exists()))
+        for e in sorted(entries, key=lambda e: e.name, reverse=True):
+            if e.name in SKIP_DIRS or e.name.startswith("."):
+                continue
+            try:
+                if not e.is_dir(follow_symlinks=False):
+                    continue
+            except OSError:
+                continue
+            rel = _rel_to(Path(e.path), base) or Path(e.path).relative_to(start_abs).as_posix()
+            if _excluded(rel, exclude):
+                continue
+            stack.append(Path(e.path))
+    if not skills:
+        problems.append(Diagnostic(display_path(start_abs, cwd), 0, 0, "SC101", Severity.ERROR,
+                                   "no SKILL.md found here or in any folder below",
+                                   "a skill is a folder with a SKILL.md file at its top"))
+    skills.sort(key=lambda s: s.root.as_posix())
+    return skills, problems
+
+
+def collect_files(skill: Skill, other_roots: set[Path], exclude: tuple[str, ...],
+                  exclude_base: Path) -> None:
+    """Fill ``skill.files``: everything below the skill but nested skills and skipped folders."""
+    root = skill.root
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dp = Path(dirpath)
+        keep = []
+        for dn in sorted(dirnames):
+            sub = dp / dn
+            if dn in SKIP_DIRS or dn.startswith("."):
+                continue
+            if sub in other_roots:
+                continue
+            rel_ex = _rel_to(sub, exclude_base) or ""
+            if rel_ex and _excluded(rel_ex, exclude):
+                continue
+            if sub.is_symlink():
+                _check_symlink(skill, sub)
+                skill.dirs.add(sub.relative_to(root).as_posix())
+                continue
+            keep.append(dn)
+            skill.dirs.add(sub.relative_to(root).as_posix())
+        dirnames[:] = keep
+        for fn in sorted(filenames):
+            if fn.startswith(".") and fn != ".gitkeep":
+                continue
+            p = dp / fn
+            rel = p.relative_to(root).as_posix()
+            if p.is_symlink() and not _check_symlink(skill, p):
+                continue
+            skill.files.append(rel)
+            if p.suffix.lower() in MARKDOWN_SUFFIXES:
+                skill.markdown.append(rel)
+
+
+def _check_symlink(skill: Skill, p: Path) -> bool:
+    """Report a broken, looping or escaping symlink; True when it is usable."""
+    rel = p.relative_to(skill.root).as_posix()
+    try:
+        target = p.resolve(strict=True)
+    except (OSError, RuntimeError) as exc:
+        msg = "symlink loops" if "loop" in str(exc).lower() or isinstance(exc, RuntimeError) \
+            else "symlink is broken"
+        skill.problems.append(Diagnostic(skill.display(rel), 0, 0, "SC224", Severity.ERROR,
+                                         f"{msg}: {rel} -> {os.readlink(p)}",
+                                         "fix or remove the link"))
+        return False
+    try:
+        target.relative_to(skill.root)
+    except ValueError:
+        code = "SC126" if rel.lower() == "skill.md" else "SC226"
+        skill.problems.append(Diagnostic(
+            skill.display(rel), 0, 0, code, Severity.ERROR,
+            f"{rel} is a symlink to {target}, outside the skill",
+            "copy the file into the skill: a packed or installed skill does not carry the target"))
+        return False
+    return True
+
+
+@dataclass
+class ReadResult:
+    text: str | None
+    data: bytes | None
+    problem: Diagnostic | None
+
+
+def read_markdown(path: Path, display: str, max_bytes: int) -> ReadResult:
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        return ReadResult(None, None, Diagnostic(display, 0, 0, "SC220", Severity.ERROR,
+                                                 f"cannot read file: {exc.strerror or exc}",
+                                                 "check permissions"))
+    if size > max_bytes:
+        return ReadResult(None, None, Diagnostic(
+            display, 0, 0, "SC223", Severity.ERROR,
+            f"file is {size:,} bytes, over the {max_bytes:,}-byte cap",
+            "split the file, or raise max-file-bytes in [tool.skillcheck]"))
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+    except OSError as exc:
+        return ReadResult(None, None, Diagnostic(display, 0, 0, "SC220", Severity.ERROR,
+                                                 f"cannot read file: {exc.strerror or exc}",
+                                                 "check permissions"))
+    if b"\x00" in data:
+        off = data.index(b"\x00")
+        return ReadResult(None, data, Diagnostic(
+            display, data.count(b"\n", 0, off) + 1, 0, "SC222", Severity.ERROR,
+            f"binary data (NUL byte at byte offset {off})",
+            "Markdown files must be text; move binary files out of the Markdown"))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        return ReadResult(None, data, Diagnostic(
+            display, line, col, "SC221", Severity.ERROR,
+            f"not valid UTF-8: byte 0x{data[exc.start]:02x} at byte offset {exc.start}",
+            "re-save the file as UTF-8"))
+    return ReadResult(text, data, None)

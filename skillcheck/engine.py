@@ -1,0 +1,147 @@
+"""Runs the offline rules over every skill under the given paths."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from skillcheck.config import Config
+from skillcheck.context import Context
+from skillcheck.diagnostics import Diagnostic, Severity
+from skillcheck.discover import (
+    Skill,
+    active_excludes,
+    collect_files,
+    find_skills,
+    read_markdown,
+)
+from skillcheck.model import ParsedDoc, parse
+from skillcheck.registry import CHECKERS, load_builtin_rules
+
+PARALLEL_MIN = 400
+
+
+@dataclass
+class Result:
+    diagnostics: list[Diagnostic]
+    skills: int
+    files: int
+    elapsed: float
+    skill_roots: list[str] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for d in self.diagnostics if d.severity is Severity.ERROR)
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for d in self.diagnostics if d.severity is Severity.WARNING)
+
+
+def selected(code: str, select: Sequence[str], ignore: Sequence[str]) -> bool:
+    if select and not any(code.startswith(s) for s in select):
+        return False
+    return not any(code.startswith(s) for s in ignore)
+
+
+def _parse_many(texts: list[str]) -> list[ParsedDoc]:
+    return [parse(t) for t in texts]
+
+
+def parse_all(items: list[tuple[str, str]], jobs: int) -> dict[str, ParsedDoc]:
+    """Parse (key, text) pairs, on several processes when there are many."""
+    out: dict[str, ParsedDoc] = {}
+    workers = jobs or (os.cpu_count() or 1)
+    if workers > 1 and len(items) >= PARALLEL_MIN:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        try:
+            ctx = multiprocessing.get_context("fork")
+        except ValueError:  # pragma: no cover - platforms without fork
+            ctx = None
+        if ctx is not None:
+            n = min(workers, 8)
+            size = (len(items) + n - 1) // n
+            chunks = [items[i:i + size] for i in range(0, len(items), size)]
+            with ProcessPoolExecutor(max_workers=n, mp_context=ctx) as pool:
+                results = pool.map(_parse_many, [[t for _, t in c] for c in chunks])
+                for chunk, docs in zip(chunks, results, strict=True):
+                    for (key, _), doc in zip(chunk, docs, strict=True):
+                        out[key] = doc
+            return out
+    for key, text in items:
+        out[key] = parse(text)
+    return out
+
+
+def run(paths: Iterable[Path], config: Config, cwd: Path,
+        exclude_base: Path | None = None) -> Result:
+    from skillcheck.cache import ParseCache, content_key, default_dir
+
+    started = time.perf_counter()
+    load_builtin_rules()
+    diagnostics: list[Diagnostic] = []
+    skills: list[Skill] = []
+    base = Path(os.path.abspath(exclude_base or cwd))
+    for p in paths:
+        excludes = active_excludes(config.exclude, p, base)
+        found, problems = find_skills(p, excludes, cwd, base)
+        diagnostics.extend(problems)
+        for s in found:
+            if all(s.root != t.root for t in skills):
+                s.excludes = excludes
+                skills.append(s)
+    roots = {s.root for s in skills}
+    for s in skills:
+        collect_files(s, roots - {s.root}, s.excludes, base)
+
+    cache: ParseCache | None = None
+    if config.cache:
+        cache = ParseCache(Path(config.cache_dir) if config.cache_dir else default_dir())
+        cache.load()
+    pending: list[tuple[str, str]] = []
+    placement: list[tuple[int, str, str]] = []
+    docs_by_skill: list[dict[str, ParsedDoc]] = [{} for _ in skills]
+    files = 0
+    for i, s in enumerate(skills):
+        for rel in s.markdown:
+            files += 1
+            rr = read_markdown(s.root / rel, s.display(rel), config.max_file_bytes)
+            if rr.problem is not None:
+                s.problems.append(rr.problem)
+                continue
+            assert rr.text is not None and rr.data is not None
+            if not rr.text.strip():
+                s.problems.append(Diagnostic(s.display(rel), 0, 0, "SC225", Severity.WARNING,
+                                             "file is empty", "write the page or delete it"))
+            key = content_key(rr.data)
+            doc = cache.get(key) if cache is not None else None
+            if doc is not None:
+                docs_by_skill[i][rel] = doc
+            else:
+                pending.append((key, rr.text))
+                placement.append((i, rel, key))
+    if pending:
+        unique = list({k: t for k, t in pending}.items())
+        parsed = parse_all(unique, config.jobs)
+        for i, rel, key in placement:
+            docs_by_skill[i][rel] = parsed[key]
+            if cache is not None:
+                cache.put(key, parsed[key])
+    if cache is not None:
+        cache.save()
+
+    for i, s in enumerate(skills):
+        diagnostics.extend(s.problems)
+        ctx = Context(config=config, cwd=cwd, skill=s, docs=docs_by_skill[i])
+        for _family, fn in CHECKERS:
+            diagnostics.extend(fn(ctx))
+    diagnostics = [d for d in diagnostics if selected(d.code, config.select, config.ignore)]
+    diagnostics = sorted(set(diagnostics), key=lambda d: (d.path, d.line, d.column, d.code,
+                                                          d.message))
+    return Result(diagnostics, len(skills), files, time.perf_counter() - started,
+                  [s.display_root for s in skills])

@@ -1,0 +1,317 @@
+"""Parsing: each Markdown file is read once into a :class:`ParsedDoc` shared by every rule.
+
+A ParsedDoc depends only on the file's text, so it can be cached by content hash.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from skillcheck.slugs import Slugger
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
+PARSER_VERSION = "1"
+
+
+@dataclass
+class Link:
+    """A link target as written. ``kind``: inline, image, reference, autolink, html, definition."""
+
+    target: str
+    line: int
+    column: int
+    kind: str
+    label: str | None = None
+
+
+@dataclass
+class Heading:
+    text: str
+    slug: str
+    level: int
+    line: int
+
+
+@dataclass
+class Fence:
+    lang: str
+    info: str
+    attrs: dict[str, str]
+    content: str
+    line: int  # line of the opening fence
+    end_line: int
+
+    @property
+    def body_line(self) -> int:
+        """Line of the first content line."""
+        return self.line + 1
+
+
+@dataclass
+class CodeSpan:
+    text: str
+    line: int
+    column: int
+
+
+@dataclass
+class ParsedDoc:
+    line_count: int
+    has_bom: bool
+    frontmatter: str | None  # raw YAML between the delimiters
+    frontmatter_state: str  # "none", "closed", "unclosed"
+    frontmatter_end: int  # line of the closing delimiter (0 when none)
+    body_chars: int = 0
+    body_words: int = 0
+    links: list[Link] = field(default_factory=list)
+    definitions: list[Link] = field(default_factory=list)
+    headings: list[Heading] = field(default_factory=list)
+    html_anchors: list[tuple[str, int]] = field(default_factory=list)
+    fences: list[Fence] = field(default_factory=list)
+    code_spans: list[CodeSpan] = field(default_factory=list)
+    html_comments: list[tuple[str, int]] = field(default_factory=list)
+
+    @property
+    def anchors(self) -> set[str]:
+        return {h.slug for h in self.headings} | {a for a, _ in self.html_anchors}
+
+
+@lru_cache(maxsize=1)
+def _md() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": True}).enable("table")
+
+
+_CODE_SPAN = re.compile(r"(`+)(?!`)([\s\S]*?[^`])\1(?!`)")
+_BRACKET = r"(?:[^\[\]\\]|\\.|\[(?:[^\[\]\\]|\\.)*\])*"
+_INLINE_LINK = re.compile(
+    r"(!?)\[(" + _BRACKET + r")\]\(\s*(<[^>\n]*>|(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*\))*)"
+    r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)"
+)
+_REF_LINK = re.compile(r"(!?)\[(" + _BRACKET + r")\]\[([^\[\]]*)\]")
+_SHORTCUT = re.compile(r"(?<![\]\\])(!?)\[(" + _BRACKET + r")\](?![\[(:])")
+_AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>")
+_HTML_ATTR = re.compile(
+    r"<(a|img|source|link|iframe|script)\b[^>]*?\b(href|src)\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s>]+)",
+    re.IGNORECASE,
+)
+_HTML_ID = re.compile(
+    r"<[A-Za-z][A-Za-z0-9-]*\b[^>]*?\b(id|name)\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s>]+)")
+_HTML_COMMENT = re.compile(r"<!--([\s\S]*?)-->")
+_ATTR = re.compile(r"([A-Za-z_][\w-]*)\s*=\s*(\"[^\"]*\"|'[^']*'|\S+)")
+
+
+def normalize_label(label: str) -> str:
+    return " ".join(label.split()).casefold()
+
+
+def _unquote(v: str) -> str:
+    if len(v) >= 2 and v[0] == v[-1] and v[0] in "\"'":
+        return v[1:-1]
+    return v
+
+
+def parse_info(info: str) -> tuple[str, dict[str, str]]:
+    """``python title="x.py" skillcheck-skip="why"`` -> ("python", {...})."""
+    info = info.strip()
+    if not info:
+        return "", {}
+    lang, _, rest = info.partition(" ")
+    lang = lang.strip("{}").lower()
+    attrs = {m.group(1): _unquote(m.group(2)) for m in _ATTR.finditer(rest)}
+    return lang, attrs
+
+
+def _mask_code_spans(s: str) -> tuple[str, list[tuple[int, str]]]:
+    spans: list[tuple[int, str]] = []
+
+    def repl(m: re.Match[str]) -> str:
+        spans.append((m.start(2), m.group(2)))
+        return " " * len(m.group(0))
+
+    return _CODE_SPAN.sub(repl, s), spans
+
+
+class _Locator:
+    """Maps an offset inside an inline token's content to (line, column) in the file."""
+
+    def __init__(self, lines: list[str], start_line: int, content: str) -> None:
+        self.lines = lines
+        self.start_line = start_line  # 0-based
+        self.content = content
+        self.nl = [i for i, c in enumerate(content) if c == "\n"]
+
+    def at(self, offset: int, needle: str) -> tuple[int, int]:
+        k = 0
+        while k < len(self.nl) and self.nl[k] < offset:
+            k += 1
+        line0 = self.start_line + k
+        in_line = offset - (self.nl[k - 1] + 1 if k else 0)
+        col = 1
+        if 0 <= line0 < len(self.lines):
+            src = self.lines[line0]
+            found = src.find(needle, in_line) if needle else -1
+            if found < 0 and needle:
+                found = src.find(needle)
+            col = found + 1 if found >= 0 else len(src) - len(src.lstrip()) + 1
+        return line0 + 1, col
+
+
+def _plain_heading_text(inline: Any) -> str:
+    parts: list[str] = []
+    for child in inline.children or []:
+        if child.type in ("text", "code_inline"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+        elif child.type == "image":
+            continue
+    return "".join(parts)
+
+
+def _scan_html(doc: ParsedDoc, text: str, start_line0: int, lines: list[str]) -> None:
+    loc = _Locator(lines, start_line0, text)
+    for m in _HTML_COMMENT.finditer(text):
+        line, _ = loc.at(m.start(), "<!--")
+        doc.html_comments.append((m.group(1).strip(), line))
+    stripped = _HTML_COMMENT.sub(lambda m: " " * len(m.group(0)), text)
+    for m in _HTML_ATTR.finditer(stripped):
+        value = _unquote(m.group(3))
+        line, col = loc.at(m.start(3), m.group(3))
+        doc.links.append(Link(value, line, col, "html"))
+    for m in _HTML_ID.finditer(stripped):
+        value = _unquote(m.group(2))
+        line, _ = loc.at(m.start(2), m.group(2))
+        doc.html_anchors.append((value, line))
+
+
+def _scan_inline(doc: ParsedDoc, content: str, start_line0: int, lines: list[str],
+                 labels: set[str]) -> None:
+    masked, spans = _mask_code_spans(content)
+    loc = _Locator(lines, start_line0, content)
+    for off, text in spans:
+        line, col = loc.at(off, text.split("\n", 1)[0])
+        doc.code_spans.append(CodeSpan(text, line, col))
+    taken: list[tuple[int, int]] = []
+    for m in _INLINE_LINK.finditer(masked):
+        dest = m.group(3)
+        if dest.startswith("<") and dest.endswith(">"):
+            dest = dest[1:-1]
+        dest = re.sub(r"\\(.)", r"\1", dest)
+        kind = "image" if m.group(1) else "inline"
+        line, col = loc.at(m.start(3), m.group(3) or "](")
+        doc.links.append(Link(dest, line, col, kind))
+        taken.append((m.start(), m.end()))
+        # links nested in the text of an image link ([![alt](img)](target))
+        inner = m.group(2)
+        if "](" in inner:
+            _scan_inline(doc, content[m.start(2):m.end(2)],
+                         start_line0 + content.count("\n", 0, m.start(2)), lines, labels)
+
+    def free(a: int, b: int) -> bool:
+        return all(b <= s or a >= e for s, e in taken)
+
+    for m in _REF_LINK.finditer(masked):
+        if not free(m.start(), m.end()):
+            continue
+        label = m.group(3) if m.group(3).strip() else m.group(2)
+        line, col = loc.at(m.start(), m.group(0).split("\n", 1)[0])
+        doc.links.append(Link("", line, col, "reference", normalize_label(label)))
+        taken.append((m.start(), m.end()))
+    for m in _SHORTCUT.finditer(masked):
+        if not free(m.start(), m.end()):
+            continue
+        label = normalize_label(m.group(2))
+        if label in labels:
+            line, col = loc.at(m.start(), m.group(0).split("\n", 1)[0])
+            doc.links.append(Link("", line, col, "reference", label))
+    for m in _AUTOLINK.finditer(masked):
+        line, col = loc.at(m.start(1), m.group(1))
+        doc.links.append(Link(m.group(1), line, col, "autolink"))
+    if "<" in masked:
+        _scan_html(doc, masked, start_line0, lines)
+
+
+def parse(text: str) -> ParsedDoc:
+    """Parse a Markdown file's decoded text (BOM already removed, any line endings)."""
+    has_bom = text.startswith("\ufeff")
+    if has_bom:
+        text = text[1:]
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    fm: str | None = None
+    state = "none"
+    fm_end = 0
+    body_lines = lines
+    if lines and lines[0].rstrip() == "---":
+        state = "unclosed"
+        for i in range(1, len(lines)):
+            if lines[i].rstrip() in ("---", "..."):
+                state = "closed"
+                fm_end = i + 1
+                fm = "\n".join(lines[1:i])
+                break
+        if state == "closed":
+            body_lines = [""] * fm_end + lines[fm_end:]
+    doc = ParsedDoc(
+        line_count=len(lines) - (1 if text.endswith("\n") else 0),
+        has_bom=has_bom,
+        frontmatter=fm,
+        frontmatter_state=state,
+        frontmatter_end=fm_end,
+    )
+    if state == "unclosed":
+        return doc
+    body = "\n".join(lines[fm_end:])
+    doc.body_chars = len(body)
+    doc.body_words = len(body.split())
+    env: dict[str, Any] = {}
+    tokens = _md().parse("\n".join(body_lines), env)
+    refs: dict[str, Any] = env.get("references", {})
+    labels = {normalize_label(k) for k in refs}
+    for key, ref in refs.items():
+        mp = ref.get("map") or [0, 1]
+        line0 = mp[0]
+        col = 1
+        if 0 <= line0 < len(lines):
+            found = lines[line0].find("]:")
+            col = found + 3 if found >= 0 else 1
+        doc.definitions.append(Link(ref.get("href", ""), line0 + 1, col, "definition",
+                                    normalize_label(key)))
+    slugger = Slugger()
+    i = 0
+    n = len(tokens)
+    while i < n:
+        tok = tokens[i]
+        ttype = tok.type
+        if ttype == "heading_open" and i + 1 < n:
+            inline = tokens[i + 1]
+            htext = _plain_heading_text(inline)
+            line0 = tok.map[0] if tok.map else 0
+            doc.headings.append(Heading(htext, slugger(htext), int(tok.tag[1]), line0 + 1))
+            _scan_inline(doc, inline.content, line0, lines, labels)
+            i += 2
+            continue
+        if ttype == "inline":
+            line0 = tok.map[0] if tok.map else 0
+            _scan_inline(doc, tok.content, line0, lines, labels)
+        elif ttype == "fence":
+            lang, attrs = parse_info(tok.info)
+            mp = tok.map or [0, 0]
+            doc.fences.append(Fence(lang, tok.info.strip(), attrs, tok.content, mp[0] + 1, mp[1]))
+        elif ttype == "html_block":
+            line0 = tok.map[0] if tok.map else 0
+            _scan_html(doc, tok.content, line0, lines)
+        i += 1
+    return doc
+
+
+def rel_posix(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix()

@@ -1,0 +1,112 @@
+"""Reporters: one function per ``--format``, each writing a result to a stream."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TextIO
+
+from skillcheck import __version__
+from skillcheck.diagnostics import Diagnostic, Severity
+from skillcheck.engine import Result
+from skillcheck.registry import RULES
+
+
+def summary_line(result: Result) -> str:
+    def n(k: int, word: str) -> str:
+        return f"{k} {word}{'' if k == 1 else 's'}"
+
+    return (f"{n(result.errors, 'error')}, {n(result.warnings, 'warning')} in "
+            f"{n(result.skills, 'skill')} ({n(result.files, 'Markdown file')}) "
+            f"in {result.elapsed:.2f}s")
+
+
+def location(d: Diagnostic) -> str:
+    if d.line <= 0:
+        return d.path
+    return f"{d.path}:{d.line}:{max(d.column, 1)}"
+
+
+def text(result: Result, out: TextIO, err: TextIO) -> None:
+    for d in result.diagnostics:
+        sev = "" if d.severity is Severity.ERROR else " (warning)"
+        out.write(f"{location(d)}: {d.code}{sev} {d.message}\n")
+        if d.hint:
+            out.write(f"  hint: {d.hint}\n")
+        if d.url:
+            out.write(f"  url: {d.url}\n")
+    out.write(summary_line(result) + "\n")
+
+
+def summary_dict(result: Result) -> dict[str, object]:
+    return {"errors": result.errors, "warnings": result.warnings, "skills": result.skills,
+            "files": result.files, "elapsed_seconds": round(result.elapsed, 3)}
+
+
+def as_json(result: Result, out: TextIO, err: TextIO) -> None:
+    payload = {"diagnostics": [d.as_dict() for d in result.diagnostics],
+               "summary": summary_dict(result)}
+    out.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+
+
+def _gh_escape(s: str, prop: bool = False) -> str:
+    s = s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if prop:
+        s = s.replace(":", "%3A").replace(",", "%2C")
+    return s
+
+
+def github(result: Result, out: TextIO, err: TextIO) -> None:
+    for d in result.diagnostics:
+        kind = "error" if d.severity is Severity.ERROR else "warning"
+        props = [f"file={_gh_escape(d.path, True)}"]
+        if d.line > 0:
+            props.append(f"line={d.line}")
+            props.append(f"col={max(d.column, 1)}")
+        props.append(f"title={_gh_escape(d.code, True)}")
+        msg = d.message + (f" (hint: {d.hint})" if d.hint else "")
+        out.write(f"::{kind} {','.join(props)}::{_gh_escape(msg)}\n")
+    err.write(summary_line(result) + "\n")
+
+
+def sarif(result: Result, out: TextIO, err: TextIO) -> None:
+    used = sorted({d.code for d in result.diagnostics})
+    index = {code: i for i, code in enumerate(used)}
+    rules = []
+    for code in used:
+        r = RULES.get(code)
+        rules.append({
+            "id": code,
+            "name": r.name if r else code,
+            "shortDescription": {"text": r.summary if r else code},
+            "defaultConfiguration": {"level": (r.severity.value if r else "error")},
+        })
+    results = []
+    for d in result.diagnostics:
+        region: dict[str, int] = {}
+        if d.line > 0:
+            region = {"startLine": d.line, "startColumn": max(d.column, 1)}
+        loc: dict[str, object] = {"artifactLocation": {"uri": d.path}}
+        if region:
+            loc["region"] = region
+        msg = d.message + (f" Hint: {d.hint}" if d.hint else "")
+        results.append({"ruleId": d.code, "ruleIndex": index[d.code],
+                        "level": d.severity.value, "message": {"text": msg},
+                        "locations": [{"physicalLocation": loc}]})
+    payload = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{"tool": {"driver": {"name": "skillcheck", "version": __version__,
+                                      "rules": rules}},
+                  "results": results}],
+    }
+    out.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    err.write(summary_line(result) + "\n")
+
+
+REPORTERS: dict[str, Callable[[Result, TextIO, TextIO], None]] = {
+    "text": text,
+    "json": as_json,
+    "github": github,
+    "sarif": sarif,
+}

@@ -1,0 +1,206 @@
+"""The command line: formats (exact output), exit codes, configuration, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from skillcheck.cli import main
+
+from .conftest import FIXTURES, ROOT
+
+CASE = FIXTURES / "fail" / "link-broken"
+
+
+def invoke(*args: str, cwd: Path | None = None) -> tuple[int, str, str]:
+    runner = CliRunner()
+    old = os.getcwd()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        res = runner.invoke(main, list(args), catch_exceptions=False)
+    finally:
+        os.chdir(old)
+    return res.exit_code, res.stdout, res.stderr
+
+
+def _strip_time(s: str) -> str:
+    return re.sub(r"in \d+\.\d\ds", "in X.XXs", s)
+
+
+def test_text_format_exact() -> None:
+    code, out, _ = invoke("check", "--no-cache", ".", cwd=CASE)
+    assert code == 1
+    assert _strip_time(out) == (
+        "SKILL.md:6:5: SC201 'references/missing.md' does not exist\n"
+        "  hint: check the path: it is resolved relative to the file that holds the link\n"
+        "1 error, 0 warnings in 1 skill (1 Markdown file) in X.XXs\n"
+    )
+
+
+def test_json_format_exact() -> None:
+    code, out, _ = invoke("check", "--no-cache", "--format", "json", ".", cwd=CASE)
+    assert code == 1
+    data = json.loads(out)
+    assert data["diagnostics"] == [{
+        "path": "SKILL.md", "line": 6, "column": 5, "code": "SC201", "severity": "error",
+        "message": "'references/missing.md' does not exist",
+        "hint": "check the path: it is resolved relative to the file that holds the link",
+    }]
+    assert set(data["summary"]) == {"errors", "warnings", "skills", "files", "elapsed_seconds"}
+    assert (data["summary"]["errors"], data["summary"]["warnings"]) == (1, 0)
+
+
+def test_github_format_exact() -> None:
+    code, out, err = invoke("check", "--no-cache", "--format", "github", ".", cwd=CASE)
+    assert code == 1
+    assert out == (
+        "::error file=SKILL.md,line=6,col=5,title=SC201::'references/missing.md' does not "
+        "exist (hint: check the path: it is resolved relative to the file that holds the "
+        "link)\n"
+    )
+    assert "1 error" in err
+
+
+def test_sarif_format() -> None:
+    code, out, _ = invoke("check", "--no-cache", "--format", "sarif", ".", cwd=CASE)
+    assert code == 1
+    data = json.loads(out)
+    assert data["version"] == "2.1.0"
+    run = data["runs"][0]
+    assert run["tool"]["driver"]["rules"][0]["id"] == "SC201"
+    res = run["results"][0]
+    assert res["ruleId"] == "SC201" and res["level"] == "error"
+    assert res["locations"][0]["physicalLocation"]["region"] == {"startLine": 6,
+                                                                  "startColumn": 5}
+
+
+def test_warnings_exit_zero_unless_strict() -> None:
+    case = FIXTURES / "fail" / "desc-angle"
+    assert invoke("check", "--no-cache", str(case))[0] == 0
+    assert invoke("check", "--no-cache", "--strict", str(case))[0] == 1
+
+
+def test_select_and_ignore() -> None:
+    assert invoke("check", "--no-cache", "--ignore", "SC2", ".", cwd=CASE)[0] == 0
+    assert invoke("check", "--no-cache", "--select", "SC1", ".", cwd=CASE)[0] == 0
+    assert invoke("check", "--no-cache", "--select", "SC201", ".", cwd=CASE)[0] == 1
+
+
+def test_unknown_config_key_is_usage_error(tmp_path: Path) -> None:
+    shutil.copytree(FIXTURES / "pass" / "minimal", tmp_path / "minimal")
+    (tmp_path / "minimal" / "pyproject.toml").write_text("[tool.skillcheck]\nstrictt = true\n")
+    code, _, err = invoke("check", str(tmp_path / "minimal"))
+    assert code == 2
+    assert "unknown key 'strictt'" in err and "allowed keys:" in err and "strict" in err
+
+
+def test_bad_config_type_is_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.skillcheck]\nmax-skill-lines = 'x'\n")
+    shutil.copytree(FIXTURES / "pass" / "minimal", tmp_path / "minimal")
+    code, _, err = invoke("check", str(tmp_path / "minimal"))
+    assert code == 2 and "max-skill-lines" in err
+
+
+def test_broken_pyproject_is_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.skillcheck\n")
+    shutil.copytree(FIXTURES / "pass" / "minimal", tmp_path / "minimal")
+    assert invoke("check", str(tmp_path / "minimal"))[0] == 2
+
+
+def test_cli_overrides_file(tmp_path: Path) -> None:
+    shutil.copytree(FIXTURES / "fail" / "desc-angle", tmp_path / "desc-angle")
+    (tmp_path / "pyproject.toml").write_text("[tool.skillcheck]\nstrict = true\n")
+    assert invoke("check", "--no-cache", str(tmp_path / "desc-angle"))[0] == 1
+    assert invoke("check", "--no-cache", "--no-strict", str(tmp_path / "desc-angle"))[0] == 0
+
+
+def test_missing_path_is_usage_error() -> None:
+    assert invoke("check", "/no/such/path")[0] == 2
+
+
+def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shutil.copytree(FIXTURES / "pass" / "full", tmp_path / "full")
+    import builtins
+
+    real_open = builtins.open
+
+    def fake_open(file: object, *args: object, **kwargs: object) -> object:
+        if str(file).endswith("guide.md"):
+            raise PermissionError(13, "Permission denied")
+        return real_open(file, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(builtins, "open", fake_open)
+    code, out, _ = invoke("check", "--no-cache", str(tmp_path / "full"))
+    assert code == 1 and "SC220" in out and "Traceback" not in out
+
+
+def test_repo_root_skill_name_may_differ_from_folder(tmp_path: Path) -> None:
+    root = tmp_path / "checkout-under-any-name"
+    shutil.copytree(FIXTURES / "pass" / "minimal", root)
+    assert "SC113" in invoke("check", "--no-cache", str(root))[1]
+    (root / ".git").mkdir()
+    code, out, _ = invoke("check", "--no-cache", str(root))
+    assert code == 0, out
+
+
+def test_many_skills_in_one_tree() -> None:
+    code, out, _ = invoke("check", "--no-cache", str(FIXTURES / "pass"))
+    assert code == 0, out
+    assert f"in {len([p for p in (FIXTURES / 'pass').iterdir() if p.is_dir()])} skills" in out
+
+
+def test_parse_cache_round_trip(tmp_path: Path) -> None:
+    shutil.copytree(FIXTURES / "pass" / "full", tmp_path / "full")
+    first = invoke("check", str(tmp_path / "full"))
+    second = invoke("check", str(tmp_path / "full"))
+    assert first[0] == second[0] == 0
+    cache_files = list(Path(os.environ["XDG_CACHE_HOME"]).rglob("parse-v*.pickle"))
+    assert cache_files
+    # a changed file is parsed again, not served stale from the cache
+    guide = tmp_path / "full" / "references" / "guide.md"
+    guide.write_text(guide.read_text().replace("## Knobs and defaults", "## Knobs"))
+    code, out, _ = invoke("check", str(tmp_path / "full"))
+    assert code == 1 and "SC205" in out
+
+
+def test_corrupt_cache_is_ignored(tmp_path: Path) -> None:
+    d = Path(os.environ["XDG_CACHE_HOME"]) / "skillcheck"
+    d.mkdir(parents=True, exist_ok=True)
+    from skillcheck.model import PARSER_VERSION
+
+    (d / f"parse-v{PARSER_VERSION}.pickle").write_bytes(b"not a pickle")
+    assert invoke("check", str(FIXTURES / "pass" / "minimal"))[0] == 0
+
+
+def test_rules_table_in_readme_matches_registry() -> None:
+    code, out, _ = invoke("rules", "--format", "markdown")
+    assert code == 0
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert out.strip() in readme, "README rule table is stale: paste `skillcheck rules -f markdown`"
+
+
+def test_rules_json_lists_every_code() -> None:
+    code, out, _ = invoke("rules", "--format", "json")
+    codes = [r["code"] for r in json.loads(out)]
+    assert code == 0 and codes == sorted(codes) and "SC101" in codes and "SC503" in codes
+
+
+def test_the_pack_itself_is_clean() -> None:
+    code, out, _ = invoke("check", "--no-cache", "--strict", str(ROOT))
+    assert code == 0, out
+
+
+def test_python_dash_m() -> None:
+    import subprocess
+    import sys
+
+    res = subprocess.run([sys.executable, "-m", "skillcheck", "--version"],
+                         capture_output=True, text=True, check=False)
+    assert res.returncode == 0 and "skillcheck" in res.stdout
