@@ -30,15 +30,7 @@ class Config:
     toc_threshold_lines: int = 300
     max_file_bytes: int = 2_000_000
     source_max_age_days: int = 180
-    url_allowlist: tuple[str, ...] = (
-        "http://localhost",
-        "https://localhost",
-        "http://127.0.0.1",
-        "http://0.0.0.0",
-        "http://[::1]",
-        "http://example.com",
-        "https://example.com",
-    )
+    url_allowlist: tuple[str, ...] = ()
     engine_pins: tuple[tuple[str, str], ...] = ()
     cache: bool = True
     cache_dir: str | None = None

@@ -21,6 +21,19 @@ class Context:
     skill: Skill
     docs: dict[str, ParsedDoc]
     _listing: dict[str, set[str] | None] = field(default_factory=dict)
+    _anchors: dict[str, set[str]] = field(default_factory=dict)
+    _resolved: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    _looked: dict[str, tuple[bool, str | None]] = field(default_factory=dict)
+
+    def anchors(self, rel: str) -> set[str] | None:
+        """Heading slugs and explicit ids of a parsed Markdown file (None if not parsed)."""
+        got = self._anchors.get(rel)
+        if got is None:
+            doc = self.docs.get(rel)
+            if doc is None:
+                return None
+            got = self._anchors[rel] = doc.anchors
+        return got
 
     def diag(self, rel: str, line: int, column: int, code: str, message: str, hint: str = "",
              severity: Severity | None = None, url: str | None = None) -> Diagnostic:
@@ -40,6 +53,15 @@ class Context:
         """Join a relative link target to the file it is written in; None when it leaves the
         skill. The result is a normalised posix path relative to the skill root ('' = root)."""
         base = posixpath.dirname(from_rel)
+        key = (base, target)
+        if key in self._resolved:
+            return self._resolved[key]
+        out = self._resolve(base, target)
+        self._resolved[key] = out
+        return out
+
+    @staticmethod
+    def _resolve(base: str, target: str) -> str | None:
         joined = posixpath.normpath(posixpath.join(base, target))
         if joined == ".":
             return ""
@@ -49,6 +71,12 @@ class Context:
 
     def lookup(self, rel: str) -> tuple[bool, str | None]:
         """(exists with exact case, the on-disk spelling when only the case differs)."""
+        got = self._looked.get(rel)
+        if got is None:
+            got = self._looked[rel] = self._lookup(rel)
+        return got
+
+    def _lookup(self, rel: str) -> tuple[bool, str | None]:
         if rel == "":
             return True, None
         parts = rel.split("/")
@@ -77,6 +105,12 @@ class Context:
         return rel == "" or (self.skill.root / rel).is_dir()
 
     def escapes_via_symlink(self, rel: str) -> bool:
+        links = self.skill.symlinks
+        if not links:
+            return False
+        parts = rel.split("/")
+        if not any("/".join(parts[:i]) in links for i in range(1, len(parts) + 1)):
+            return False
         try:
             (self.skill.root / rel).resolve().relative_to(self.skill.root)
         except (ValueError, OSError, RuntimeError):

@@ -34,6 +34,7 @@ class Skill:
     markdown: list[str] = field(default_factory=list)
     is_repo_root: bool = False
     excludes: tuple[str, ...] = ()
+    symlinks: set[str] = field(default_factory=set)  # files and folders that are symlinks
     problems: list[Diagnostic] = field(default_factory=list)
 
     def display(self, rel: str) -> str:
@@ -153,6 +154,7 @@ def collect_files(skill: Skill, other_roots: set[Path], exclude: tuple[str, ...]
             if rel_ex and _excluded(rel_ex, exclude):
                 continue
             if sub.is_symlink():
+                skill.symlinks.add(sub.relative_to(root).as_posix())
                 _check_symlink(skill, sub)
                 skill.dirs.add(sub.relative_to(root).as_posix())
                 continue
@@ -164,8 +166,10 @@ def collect_files(skill: Skill, other_roots: set[Path], exclude: tuple[str, ...]
                 continue
             p = dp / fn
             rel = p.relative_to(root).as_posix()
-            if p.is_symlink() and not _check_symlink(skill, p):
-                continue
+            if p.is_symlink():
+                skill.symlinks.add(rel)
+                if not _check_symlink(skill, p):
+                    continue
             skill.files.append(rel)
             if p.suffix.lower() in MARKDOWN_SUFFIXES:
                 skill.markdown.append(rel)

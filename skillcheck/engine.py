@@ -78,6 +78,47 @@ def parse_all(items: list[tuple[str, str]], jobs: int) -> dict[str, ParsedDoc]:
     return out
 
 
+PARALLEL_SKILLS = 64
+_FORK_STATE: tuple[list[Skill], list[dict[str, ParsedDoc]], Config, Path] | None = None
+
+
+def _check_range(bounds: tuple[int, int]) -> list[Diagnostic]:
+    assert _FORK_STATE is not None
+    skills, docs, config, cwd = _FORK_STATE
+    out: list[Diagnostic] = []
+    for i in range(*bounds):
+        ctx = Context(config=config, cwd=cwd, skill=skills[i], docs=docs[i])
+        for _family, fn in CHECKERS:
+            out.extend(fn(ctx))
+    return out
+
+
+def _check_all(skills: list[Skill], docs: list[dict[str, ParsedDoc]], config: Config,
+               cwd: Path) -> list[Diagnostic]:
+    """Run every checker on every skill; with many skills, on one process per core (forked,
+    so the parsed files are shared, not copied)."""
+    global _FORK_STATE
+    _FORK_STATE = (skills, docs, config, cwd)
+    try:
+        workers = min(config.jobs or (os.cpu_count() or 1), 8)
+        if workers > 1 and len(skills) >= PARALLEL_SKILLS:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            try:
+                mp = multiprocessing.get_context("fork")
+            except ValueError:  # pragma: no cover - platforms without fork
+                mp = None
+            if mp is not None:
+                step = (len(skills) + workers - 1) // workers
+                bounds = [(a, min(a + step, len(skills))) for a in range(0, len(skills), step)]
+                with ProcessPoolExecutor(max_workers=workers, mp_context=mp) as pool:
+                    return [d for part in pool.map(_check_range, bounds) for d in part]
+        return _check_range((0, len(skills)))
+    finally:
+        _FORK_STATE = None
+
+
 def run(paths: Iterable[Path], config: Config, cwd: Path,
         exclude_base: Path | None = None) -> Result:
     from skillcheck.cache import ParseCache, content_key, default_dir
@@ -87,12 +128,14 @@ def run(paths: Iterable[Path], config: Config, cwd: Path,
     diagnostics: list[Diagnostic] = []
     skills: list[Skill] = []
     base = Path(os.path.abspath(exclude_base or cwd))
+    seen_roots: set[Path] = set()
     for p in paths:
         excludes = active_excludes(config.exclude, p, base)
         found, problems = find_skills(p, excludes, cwd, base)
         diagnostics.extend(problems)
         for s in found:
-            if all(s.root != t.root for t in skills):
+            if s.root not in seen_roots:
+                seen_roots.add(s.root)
                 s.excludes = excludes
                 skills.append(s)
     roots = {s.root for s in skills}
@@ -135,11 +178,9 @@ def run(paths: Iterable[Path], config: Config, cwd: Path,
     if cache is not None:
         cache.save()
 
-    for i, s in enumerate(skills):
+    for s in skills:
         diagnostics.extend(s.problems)
-        ctx = Context(config=config, cwd=cwd, skill=s, docs=docs_by_skill[i])
-        for _family, fn in CHECKERS:
-            diagnostics.extend(fn(ctx))
+    diagnostics.extend(_check_all(skills, docs_by_skill, config, cwd))
     diagnostics = [d for d in diagnostics if selected(d.code, config.select, config.ignore)]
     diagnostics = sorted(set(diagnostics), key=lambda d: (d.path, d.line, d.column, d.code,
                                                           d.message))

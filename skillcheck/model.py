@@ -16,7 +16,7 @@ from skillcheck.slugs import Slugger
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
-PARSER_VERSION = "1"
+PARSER_VERSION = "2"
 
 
 @dataclass
@@ -76,6 +76,7 @@ class ParsedDoc:
     fences: list[Fence] = field(default_factory=list)
     code_spans: list[CodeSpan] = field(default_factory=list)
     html_comments: list[tuple[str, int]] = field(default_factory=list)
+    urls: list[tuple[str, int, int]] = field(default_factory=list)  # every http(s) URL in text
 
     @property
     def anchors(self) -> set[str]:
@@ -105,6 +106,7 @@ _HTML_ATTR = re.compile(
 _HTML_ID = re.compile(
     r"<[A-Za-z][A-Za-z0-9-]*\b[^>]*?\b(id|name)\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s>]+)")
 _HTML_COMMENT = re.compile(r"<!--([\s\S]*?)-->")
+_URL = re.compile(r"https?://[^\s<>()\[\]\"'`|\\]+")
 _ATTR = re.compile(r"([A-Za-z_][\w-]*)\s*=\s*(\"[^\"]*\"|'[^']*'|\S+)")
 
 
@@ -192,10 +194,19 @@ def _scan_html(doc: ParsedDoc, text: str, start_line0: int, lines: list[str]) ->
         doc.html_anchors.append((value, line))
 
 
+def _scan_urls(doc: ParsedDoc, content: str, loc: _Locator) -> None:
+    for m in _URL.finditer(content):
+        url = m.group(0).rstrip(".,;:!?*_~")
+        line, col = loc.at(m.start(), url)
+        doc.urls.append((url, line, col))
+
+
 def _scan_inline(doc: ParsedDoc, content: str, start_line0: int, lines: list[str],
                  labels: set[str]) -> None:
     masked, spans = _mask_code_spans(content)
     loc = _Locator(lines, start_line0, content)
+    if "://" in content:
+        _scan_urls(doc, content, loc)
     for off, text in spans:
         line, col = loc.at(off, text.split("\n", 1)[0])
         doc.code_spans.append(CodeSpan(text, line, col))
@@ -302,13 +313,21 @@ def parse(text: str) -> ParsedDoc:
         if ttype == "inline":
             line0 = tok.map[0] if tok.map else 0
             _scan_inline(doc, tok.content, line0, lines, labels)
-        elif ttype == "fence":
-            lang, attrs = parse_info(tok.info)
+        elif ttype in ("fence", "code_block"):
             mp = tok.map or [0, 0]
+            if "://" in tok.content:
+                _scan_urls(doc, tok.content, _Locator(lines, mp[0] + (ttype == "fence"),
+                                                      tok.content))
+            if ttype == "code_block":
+                i += 1
+                continue
+            lang, attrs = parse_info(tok.info)
             doc.fences.append(Fence(lang, tok.info.strip(), attrs, tok.content, mp[0] + 1, mp[1]))
         elif ttype == "html_block":
             line0 = tok.map[0] if tok.map else 0
             _scan_html(doc, tok.content, line0, lines)
+            if "://" in tok.content:
+                _scan_urls(doc, tok.content, _Locator(lines, line0, tok.content))
         i += 1
     return doc
 

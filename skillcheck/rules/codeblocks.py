@@ -1,1 +1,152 @@
-"""SC6xx: code blocks and engine flags (filled in by the code-block rules)."""
+"""SC6xx: fenced code blocks that work.
+
+``python`` compiles; ``json``, ``yaml``, ``toml`` parse; ``bash``/``sh``/``shell`` pass
+``bash -n`` (where bash exists). A block that is deliberately partial opts out with an
+info-string attribute that says why: ```` ```python skip="continues the block above" ````.
+Engine commands and engine config blocks are checked by :mod:`skillcheck.rules.engineflags`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+
+from skillcheck.context import Context
+from skillcheck.diagnostics import Diagnostic
+from skillcheck.model import Fence
+from skillcheck.registry import checker, declare
+
+SHELLS = {"bash", "sh", "shell"}
+SKIP_ATTR = "skip"
+
+declare("SC601", "python-syntax", "error", "A python block does not compile.")
+declare("SC602", "json-syntax", "error", "A json block does not parse.")
+declare("SC603", "yaml-syntax", "error", "A yaml block does not parse.")
+declare("SC604", "toml-syntax", "error", "A toml block does not parse.")
+declare("SC605", "shell-syntax", "error", "A bash/sh/shell block fails 'bash -n'.")
+declare("SC606", "skip-without-reason", "error", "A block opts out of checks without saying why (skip=\"...\").")
+
+
+def skipped(fence: Fence) -> bool:
+    return SKIP_ATTR in fence.attrs
+
+
+def _python(fence: Fence) -> tuple[int, int, str] | None:
+    try:
+        compile(fence.content, "<block>", "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return exc.lineno or 1, exc.offset or 1, exc.msg
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return 1, 1, str(exc)
+    return None
+
+
+def _json(fence: Fence) -> tuple[int, int, str] | None:
+    try:
+        json.loads(fence.content)
+    except json.JSONDecodeError as exc:
+        return exc.lineno, exc.colno, exc.msg
+    except RecursionError:
+        return 1, 1, "nesting too deep"
+    return None
+
+
+def _yaml(fence: Fence) -> tuple[int, int, str] | None:
+    from skillcheck.rules.frontmatter import load_yaml_stream
+
+    for _code, msg, line0 in load_yaml_stream(fence.content)[1]:
+        return line0 + 1, 1, msg
+    return None
+
+
+def _toml(fence: Fence) -> tuple[int, int, str] | None:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    try:
+        tomllib.loads(fence.content)
+    except tomllib.TOMLDecodeError as exc:
+        msg = str(exc)
+        line = 1
+        if "(at line " in msg:
+            try:
+                line = int(msg.rsplit("(at line ", 1)[1].split(",", 1)[0])
+            except ValueError:
+                line = 1
+        return line, 1, msg
+    return None
+
+
+CHECKS = {"python": ("SC601", _python), "py": ("SC601", _python), "json": ("SC602", _json),
+          "yaml": ("SC603", _yaml), "yml": ("SC603", _yaml), "toml": ("SC604", _toml)}
+
+
+def _bash_errors(blocks: list[tuple[str, Fence]]) -> dict[int, tuple[int, str]]:
+    """Run ``bash -n`` once over all blocks (each in its own function body); only when that
+    fails, once per block to find which. Returns index -> (line in block, message)."""
+    bash = shutil.which("bash")
+    if bash is None or not blocks:
+        return {}
+
+    def run(script: str) -> tuple[bool, str]:
+        try:
+            proc = subprocess.run([bash, "-n"], input=script, capture_output=True, text=True,
+                                  timeout=20, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return True, str(exc)  # cannot judge: do not report
+        return proc.returncode == 0, proc.stderr
+
+    combined = "".join(f"__skillcheck_{i}() {{\n:\n{f.content}\n}}\n"
+                       for i, (_, f) in enumerate(blocks))
+    ok, _ = run(combined)
+    if ok:
+        return {}
+    out: dict[int, tuple[int, str]] = {}
+    for i, (_, f) in enumerate(blocks):
+        ok, err = run(f.content)
+        if not ok:
+            line, msg = 1, err.strip().splitlines()[0] if err.strip() else "syntax error"
+            # "bash: line 3: syntax error near unexpected token `fi'"
+            if ": line " in msg:
+                try:
+                    line = int(msg.split(": line ", 1)[1].split(":", 1)[0])
+                    msg = msg.split(": line ", 1)[1].split(":", 1)[1].strip()
+                except (ValueError, IndexError):
+                    pass
+            out[i] = (line, msg)
+    return out
+
+
+@checker("SC6")
+def check_blocks(ctx: Context) -> Iterator[Diagnostic]:
+    shells: list[tuple[str, Fence]] = []
+    for rel, doc in sorted(ctx.docs.items()):
+        for fence in doc.fences:
+            if SKIP_ATTR in fence.attrs:
+                if not fence.attrs[SKIP_ATTR].strip():
+                    yield ctx.diag(rel, fence.line, 1, "SC606",
+                                   "block opts out of checks without a reason",
+                                   'say why: skip="fragment of the block above"')
+                continue
+            if fence.lang in SHELLS:
+                shells.append((rel, fence))
+                continue
+            entry = CHECKS.get(fence.lang)
+            if entry is None:
+                continue
+            code, fn = entry
+            problem = fn(fence)
+            if problem is not None:
+                line, col, msg = problem
+                yield ctx.diag(rel, fence.body_line + line - 1, col, code,
+                               f"{fence.lang} block does not parse: {msg}",
+                               "fix it, or mark a deliberate fragment with skip=\"why\"")
+    for i, (line, msg) in sorted(_bash_errors(shells).items()):
+        rel, fence = shells[i]
+        yield ctx.diag(rel, fence.body_line + line - 1, 1, "SC605",
+                       f"{fence.lang} block fails 'bash -n': {msg}",
+                       "fix it, or mark a deliberate fragment with skip=\"why\"")

@@ -130,6 +130,36 @@ def load_frontmatter(raw: str) -> tuple[Any, yaml.Node | None, list[tuple[str, s
     return value, node, problems
 
 
+def load_yaml_stream(text: str) -> tuple[list[Any], list[tuple[str, str, int]]]:
+    """Every document of a YAML stream, with the front-matter's bounds (duplicate keys and
+    alias bombs are problems too). Returns (values, problems)."""
+    values: list[Any] = []
+    problems: list[tuple[str, str, int]] = []
+    if len(text) > 4 * MAX_FRONTMATTER_CHARS:
+        return values, [("SC104", "YAML block too large to check", 0)]
+    loader = _Loader(text)
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            if node is None:
+                continue
+            for key, line in _duplicates(node):
+                problems.append(("SC105", f"duplicate key '{key}'", line))
+            if _expanded_size(node, {}) > MAX_EXPANDED_NODES:
+                problems.append(("SC106", "aliases expand past the bound", node.start_mark.line))
+                break
+            values.append(loader.construct_document(node))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        msg = str(getattr(exc, "problem", None) or exc).strip()
+        problems.append(("SC104", f"invalid YAML: {msg}", mark.line if mark else 0))
+    except (RecursionError, ValueError, TypeError, OverflowError) as exc:
+        problems.append(("SC104", f"invalid YAML: {exc}", 0))
+    finally:
+        loader.dispose()
+    return values, problems
+
+
 def _key_lines(node: yaml.Node | None) -> dict[str, int]:
     out: dict[str, int] = {}
     if isinstance(node, yaml.MappingNode):

@@ -34,16 +34,18 @@ declare("SC210", "undefined-reference", "error", "A reference-style link uses a 
 
 
 def _split(target: str) -> tuple[str, str | None]:
-    path, _, frag = target.partition("#")
-    path = path.split("?", 1)[0]
-    return unquote(path), (unquote(frag) if "#" in target else None)
+    path, sharp, frag = target.partition("#")
+    if "?" in path:
+        path = path.split("?", 1)[0]
+    if "%" in target:
+        return unquote(path), (unquote(frag) if sharp else None)
+    return path, (frag if sharp else None)
 
 
 def _anchor_problem(ctx: Context, target_rel: str, frag: str) -> str | None:
-    doc = ctx.docs.get(target_rel)
-    if doc is None or not frag:
+    anchors = ctx.anchors(target_rel)
+    if anchors is None or not frag:
         return None
-    anchors = doc.anchors
     if frag in anchors:
         return None
     lowered = {a.lower(): a for a in anchors}

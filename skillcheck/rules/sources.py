@@ -1,1 +1,117 @@
-"""SC3xx: data/sources.json and citations (filled in by the sources rules)."""
+"""SC3xx: data/sources.json and the citations that point into it.
+
+These rules apply to a skill that has a ``data/sources.json``. The pack proper (SKILL.md and
+the files under references/, assets/, data/ and scripts/) must register every external URL it
+holds; a page cites a source with a reference-style link whose label is the source id and whose
+definition (in the page's ``## Sources`` section) repeats the registered URL.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+
+from skillcheck.context import Context
+from skillcheck.diagnostics import Diagnostic
+from skillcheck.registry import checker, declare
+from skillcheck.sources import SOURCES_REL, is_example_url, load_registry, normalize_url
+
+PACK_DIRS = ("references/", "assets/", "data/", "scripts/")
+
+declare("SC301", "sources-invalid-json", "error", "data/sources.json is not valid JSON (or cannot be read).")
+declare("SC302", "sources-schema", "error", "An entry of data/sources.json breaks its JSON Schema (the JSON path and line are given).")
+declare("SC303", "sources-duplicate-id", "error", "Two entries share an id (or a JSON key repeats).")
+declare("SC304", "sources-duplicate-url", "error", "Two entries share a URL (after normalising).")
+declare("SC305", "citation-unknown-id", "error", "A citation's label is not a source id in data/sources.json.")
+declare("SC306", "citation-url-mismatch", "error", "A citation's definition URL differs from the registered one.")
+declare("SC307", "url-unregistered", "error", "An external URL in the pack is not registered in data/sources.json.")
+declare("SC308", "source-uncited", "warning", "A registered source is cited nowhere in the pack.")
+declare("SC309", "source-stale", "warning", "A source's 'checked' date is older than source-max-age-days (180).")
+declare("SC310", "citation-outside-sources", "warning", "A citation definition is not in the page's '## Sources' section.")
+
+
+def _in_pack(rel: str, skill_md: str | None) -> bool:
+    return rel == skill_md or rel.startswith(PACK_DIRS)
+
+
+def _allowed(url: str, allow: tuple[str, ...]) -> bool:
+    return is_example_url(url) or any(url.startswith(prefix) for prefix in allow)
+
+
+def _external(url: str) -> bool:
+    return url.startswith(("http://", "https://"))
+
+
+@checker("SC3")
+def check_sources(ctx: Context) -> Iterator[Diagnostic]:
+    skill = ctx.skill
+    if SOURCES_REL not in skill.files:
+        return
+    reg = load_registry(skill.root / SOURCES_REL)
+    for p in reg.problems:
+        yield ctx.diag(SOURCES_REL, p.line, p.column, p.code, p.message, p.hint)
+    if not reg.loaded:
+        return
+    allow = ctx.config.url_allowlist
+    cited: set[str] = set()
+    for rel, doc in sorted(ctx.docs.items()):
+        if not _in_pack(rel, skill.skill_md):
+            continue
+        sources_line = max((h.line for h in doc.headings if h.text.strip().lower() == "sources"),
+                           default=None)
+        seen: set[tuple[str, int]] = set()
+        for d in doc.definitions:
+            url = d.target
+            if not _external(url) or _allowed(url, allow):
+                continue
+            seen.add((url, d.line))
+            label = d.label or ""
+            entry = reg.entries.get(label)
+            if entry is None:
+                sid = reg.by_url.get(normalize_url(url))
+                hint = (f"this URL is registered as '{sid}': use that label" if sid else
+                        "register the source in data/sources.json and use its id as the label")
+                yield ctx.diag(rel, d.line, d.column, "SC305",
+                               f"citation label '[{label}]' is not a source id", hint, url=url)
+                if sid:
+                    cited.add(sid)
+                continue
+            cited.add(label)
+            if url != entry.get("url"):
+                yield ctx.diag(rel, d.line, d.column, "SC306",
+                               f"'[{label}]' points at {url}, but data/sources.json has "
+                               f"{entry.get('url')}", "use the registered URL exactly", url=url)
+            if sources_line is None or d.line < sources_line:
+                yield ctx.diag(rel, d.line, d.column, "SC310",
+                               f"citation '[{label}]' is defined outside a '## Sources' section",
+                               "move the definition under '## Sources' at the end of the page")
+        urls = [(lk.target, lk.line, lk.column) for lk in doc.links if _external(lk.target)]
+        urls += doc.urls
+        for url, line, col in urls:
+            if (url, line) in seen or _allowed(url, allow):
+                continue
+            seen.add((url, line))
+            sid = reg.by_url.get(normalize_url(url))
+            if sid is not None:
+                cited.add(sid)
+                continue
+            yield ctx.diag(rel, line, col, "SC307", f"{url} is not registered in data/sources.json",
+                           "add an entry for it (or add the prefix to url-allowlist if it is an "
+                           "example address)", url=url)
+    today = dt.date.today()
+    max_age = ctx.config.source_max_age_days
+    for sid, entry in sorted(reg.entries.items()):
+        line = reg.lines.get(sid, 0)
+        if sid not in cited:
+            yield ctx.diag(SOURCES_REL, line, 1, "SC308", f"source '{sid}' is cited nowhere",
+                           "cite it from a page or remove the entry")
+        checked = entry.get("checked")
+        if isinstance(checked, str):
+            try:
+                age = (today - dt.date.fromisoformat(checked)).days
+            except ValueError:
+                continue  # the schema reports the format
+            if age > max_age:
+                yield ctx.diag(SOURCES_REL, line, 1, "SC309",
+                               f"source '{sid}' was last checked {checked} ({age} days ago)",
+                               f"re-verify it and update 'checked' (limit: {max_age} days)")

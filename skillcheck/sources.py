@@ -1,0 +1,154 @@
+"""The source registry (``data/sources.json``): loading, schema validation, URL normalising.
+
+Shared by the citation rules (SC3xx) and by ``skillcheck probe``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from skillcheck.jsonpos import JsonDoc, pointer
+
+SOURCES_REL = "data/sources.json"
+
+
+def normalize_url(url: str) -> str:
+    """Compare URLs as a browser would: scheme and host lowercased, default port and fragment
+    dropped, an empty path as '/', a trailing slash ignored."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return url.strip()
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    netloc = host
+    if port and not ((scheme == "http" and port == 80) or (scheme == "https" and port == 443)):
+        netloc = f"{host}:{port}"
+    path = parts.path or "/"
+    if len(path) > 1 and path.endswith("/"):
+        path = path[:-1]
+    return urlunsplit((scheme, netloc, path, parts.query, ""))
+
+
+_EXAMPLE_SUFFIXES = (".example", ".invalid", ".test", ".localhost", ".local", ".internal",
+                     ".svc.cluster.local", "example.com", "example.org", "example.net")
+
+
+def is_example_url(url: str) -> bool:
+    """True for addresses that name no public source: placeholders, localhost, reserved example
+    domains (RFC 2606, RFC 6761) and private or loopback IP literals (RFC 1918, RFC 4193)."""
+    import ipaddress
+
+    if "{{" in url or "$" in url or "<" in url:
+        return True
+    try:
+        host = (urlsplit(url).hostname or "").lower().rstrip(".")
+    except ValueError:
+        return False
+    if not host or host == "localhost" or host.endswith(_EXAMPLE_SUFFIXES):
+        return True
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_unspecified
+
+
+@lru_cache(maxsize=1)
+def schema() -> dict[str, Any]:
+    text = resources.files("skillcheck").joinpath("schemas/sources.schema.json").read_text(
+        encoding="utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+@dataclass
+class Problem:
+    code: str
+    line: int
+    column: int
+    message: str
+    hint: str = ""
+
+
+@dataclass
+class Registry:
+    entries: dict[str, dict[str, Any]] = field(default_factory=dict)
+    lines: dict[str, int] = field(default_factory=dict)
+    by_url: dict[str, str] = field(default_factory=dict)  # normalised url -> id
+    problems: list[Problem] = field(default_factory=list)
+    loaded: bool = False
+
+
+def load_registry(path: Path) -> Registry:
+    """Read and validate a sources.json; problems never raise."""
+    reg = Registry()
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        reg.problems.append(Problem("SC301", 0, 0, f"cannot read: {exc.strerror or exc}"))
+        return reg
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        reg.problems.append(Problem("SC301", 0, 0,
+                                    f"not valid UTF-8 at byte offset {exc.start}"))
+        return reg
+    try:
+        doc = JsonDoc(text)
+    except json.JSONDecodeError as exc:
+        reg.problems.append(Problem("SC301", exc.lineno, exc.colno, f"invalid JSON: {exc.msg}",
+                                    "fix the syntax; a trailing comma is a common cause"))
+        return reg
+    except RecursionError:
+        reg.problems.append(Problem("SC301", 1, 1, "invalid JSON: nesting too deep"))
+        return reg
+    for dpath, (line, col) in doc.duplicates:
+        reg.problems.append(Problem("SC303", line, col, f"duplicate key at {pointer(dpath)}",
+                                    "keep one"))
+    from jsonschema import Draft202012Validator, FormatChecker
+
+    validator = Draft202012Validator(schema(), format_checker=FormatChecker())
+    for err in sorted(validator.iter_errors(doc.value), key=lambda e: list(map(str, e.path))):
+        line, col = doc.where(tuple(err.path))
+        msg = err.message if len(err.message) <= 200 else err.message[:197] + "..."
+        reg.problems.append(Problem("SC302", line, col, f"{pointer(tuple(err.path))}: {msg}",
+                                    "see skillcheck/schemas/sources.schema.json"))
+    data = doc.value
+    items = data.get("sources") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        return reg
+    reg.loaded = True
+    for i, entry in enumerate(items):
+        if not isinstance(entry, dict):
+            continue
+        sid, url = entry.get("id"), entry.get("url")
+        line, col = doc.where(("sources", i))
+        if not isinstance(sid, str):
+            continue
+        if sid in reg.entries:
+            reg.problems.append(Problem("SC303", line, col, f"duplicate source id '{sid}'",
+                                        f"first defined on line {reg.lines[sid]}"))
+            continue
+        reg.entries[sid] = entry
+        reg.lines[sid] = line
+        if isinstance(url, str):
+            key = normalize_url(url)
+            if key in reg.by_url:
+                reg.problems.append(Problem(
+                    "SC304", line, col,
+                    f"'{sid}' repeats the URL of '{reg.by_url[key]}'",
+                    "one source, one entry: cite the existing id"))
+            else:
+                reg.by_url[key] = sid
+    return reg
