@@ -76,6 +76,88 @@ def check(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tup
     sys.exit(EXIT_FINDINGS if failed else EXIT_OK)
 
 
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, file_okay=True, dir_okay=True))
+@click.option("--format", "fmt", type=click.Choice(("text", "json", "github")), default="text",
+              show_default=True, help="Output format.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Seconds per URL attempt: connect, read and the whole attempt. [default: 10]")
+@click.option("--retries", type=click.IntRange(min=0), default=None,
+              help="Retries after a timeout, connection error, 429 or 5xx. [default: 2]")
+@click.option("--concurrency", type=click.IntRange(min=1), default=None,
+              help="Requests in flight at most. [default: 32]")
+@click.option("--per-host", type=click.IntRange(min=1), default=None,
+              help="Requests in flight per host at most. [default: 4]")
+@click.option("--allow-private", is_flag=True, default=False,
+              help="Also fetch loopback, private and link-local addresses.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the result cache.")
+@click.option("--check-fragments", is_flag=True, default=False,
+              help="Check that an HTML page has the link's #fragment as an id or name.")
+@click.option("--strict/--no-strict", default=None, help="Warnings fail the run too.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary table.")
+def probe(paths: tuple[str, ...], fmt: str, timeout: float | None, retries: int | None,
+          concurrency: int | None, per_host: int | None, allow_private: bool, no_cache: bool,
+          check_fragments: bool, strict: bool | None, quiet: bool) -> None:
+    """Check every external URL of the skills under PATH (network access)."""
+    from collections.abc import Callable, Iterator
+    from contextlib import contextmanager
+
+    from skillcheck.probe.report import write
+    from skillcheck.probe.runner import run
+
+    overrides: dict[str, Any] = {
+        "timeout": timeout, "retries": retries, "concurrency": concurrency,
+        "per_host": per_host, "allow_private": True if allow_private else None,
+        "check_fragments": True if check_fragments else None, "strict": strict,
+        "cache": False if no_cache else None}
+    cfg, base = load_config(paths, overrides)
+    for key, value in (("timeout", cfg.timeout), ("concurrency", cfg.concurrency),
+                       ("per-host", cfg.per_host)):
+        if value <= 0:
+            _fail_usage(f"'{key}' must be greater than 0")
+
+    @contextmanager
+    def bar(total: int) -> Iterator[Callable[[int], None]]:
+        with click.progressbar(length=total, label="probing", file=sys.stderr,
+                               show_pos=True) as pb:
+            yield pb.update
+
+    show_bar = not quiet and sys.stderr.isatty()
+    targets = [Path(p) for p in paths] or [Path.cwd()]
+    pr = run(targets, cfg, Path.cwd(), exclude_base=base, progress=bar if show_bar else None)
+    write(fmt, pr, sys.stdout, sys.stderr, quiet=quiet)
+    failed = pr.result.errors > 0 or (cfg.strict and pr.result.warnings > 0)
+    sys.exit(EXIT_FINDINGS if failed else EXIT_OK)
+
+
+@main.command("extract")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("."), show_default=True, help="Folder to write the files to.")
+@click.option("--force", is_flag=True, help="Replace files that already exist.")
+def extract_cmd(file: Path, out_dir: Path, force: bool) -> None:
+    """Write every code block of FILE that names a file (title="x.py") to a folder."""
+    from skillcheck.extract import extract
+
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        _fail_usage(f"cannot read {file}: {exc}")
+    results = extract(text, out_dir, force=force)
+    if not results:
+        click.echo(f"{file}: no code block names a file (add title=\"name\" to its info string)",
+                   err=True)
+        sys.exit(EXIT_FINDINGS)
+    failed = False
+    for r in results:
+        if r.problem:
+            failed = True
+            click.echo(f"{file}:{r.line}: not written: {r.name}: {r.problem}", err=True)
+        else:
+            click.echo(f"wrote {r.path}")
+    sys.exit(EXIT_FINDINGS if failed else EXIT_OK)
+
+
 @main.command("rules")
 @click.option("--format", "-f", "fmt", type=click.Choice(("text", "json", "markdown")),
               default="text", show_default=True)

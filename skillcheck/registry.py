@@ -53,4 +53,12 @@ def checker(family: str) -> Callable[[Checker], Checker]:
 
 def load_builtin_rules() -> None:
     """Import the rule modules (idempotent)."""
-    from skillcheck.rules import budgets, codeblocks, frontmatter, links, sources  # noqa: F401
+    from skillcheck.probe import codes  # noqa: F401  (SC4xx, for `skillcheck rules`)
+    from skillcheck.rules import (  # noqa: F401
+        budgets,
+        codeblocks,
+        engineflags,
+        frontmatter,
+        links,
+        sources,
+    )

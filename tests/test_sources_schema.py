@@ -102,6 +102,17 @@ def test_invalid_document_rejected(doc: Any) -> None:
     assert errors(doc)
 
 
+def test_repository_sources_file_passes() -> None:
+    path = ROOT / "data" / "sources.json"
+    reg = load_registry(path)
+    assert reg.loaded
+    assert [p.message for p in reg.problems] == []
+    assert len(reg.entries) >= 80
+    data = json.loads(path.read_text(encoding="utf-8"))
+    ids = [e["id"] for e in data["sources"]]
+    assert ids == sorted(ids), "keep data/sources.json sorted by id"
+
+
 @pytest.mark.parametrize(("a", "b"), [
     ("https://Example.org/a/", "https://example.org/a"),
     ("https://example.org:443/a#frag", "https://example.org/a"),

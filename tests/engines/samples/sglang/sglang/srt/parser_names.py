@@ -1,0 +1,2 @@
+# ruff: noqa
+PARSER_NAMES = ["deepseek-r1", "qwen3"]

@@ -1,0 +1,3 @@
+# ruff: noqa
+def config(cls):
+    return cls
