@@ -204,3 +204,12 @@ def test_python_dash_m() -> None:
     res = subprocess.run([sys.executable, "-m", "skillcheck", "--version"],
                          capture_output=True, text=True, check=False)
     assert res.returncode == 0 and "skillcheck" in res.stdout
+
+
+def test_memo_serves_the_same_findings(tmp_path: Path) -> None:
+    for case in ("code-python", "code-json", "sources-schema"):
+        shutil.copytree(FIXTURES / "fail" / case, tmp_path / case)
+        cold = invoke("check", "--format", "json", str(tmp_path / case))
+        warm = invoke("check", "--format", "json", str(tmp_path / case))
+        strip = [json.loads(r[1])["diagnostics"] for r in (cold, warm)]
+        assert cold[0] == warm[0] == 1 and strip[0] == strip[1] and strip[0]

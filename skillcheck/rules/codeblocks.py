@@ -12,7 +12,7 @@ import json
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from skillcheck.context import Context
 from skillcheck.diagnostics import Diagnostic
@@ -81,6 +81,22 @@ def _toml(fence: Fence) -> tuple[int, int, str] | None:
     return None
 
 
+def _memoised(ctx: Context, fence: Fence,
+              fn: Callable[[Fence], tuple[int, int, str] | None]) -> tuple[int, int, str] | None:
+    from skillcheck import memo as memo_mod
+
+    memo = memo_mod.for_config(ctx.config)
+    if memo is None:
+        return fn(fence)
+    k = memo_mod.key("block-" + fence.lang, fence.content)
+    hit = memo.get(k)
+    if hit is not None:
+        return None if hit == "ok" else (int(hit[0]), int(hit[1]), str(hit[2]))
+    result = fn(fence)
+    memo.put(k, "ok" if result is None else list(result))
+    return result
+
+
 CHECKS = {"python": ("SC601", _python), "py": ("SC601", _python), "json": ("SC602", _json),
           "yaml": ("SC603", _yaml), "yml": ("SC603", _yaml), "toml": ("SC604", _toml)}
 
@@ -139,7 +155,7 @@ def check_blocks(ctx: Context) -> Iterator[Diagnostic]:
             if entry is None:
                 continue
             code, fn = entry
-            problem = fn(fence)
+            problem = _memoised(ctx, fence, fn)
             if problem is not None:
                 line, col, msg = problem
                 yield ctx.diag(rel, fence.body_line + line - 1, col, code,

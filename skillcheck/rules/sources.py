@@ -14,7 +14,13 @@ from collections.abc import Iterator
 from skillcheck.context import Context
 from skillcheck.diagnostics import Diagnostic
 from skillcheck.registry import checker, declare
-from skillcheck.sources import SOURCES_REL, is_example_url, load_registry, normalize_url
+from skillcheck.sources import (
+    SOURCES_REL,
+    Registry,
+    is_example_url,
+    load_registry,
+    normalize_url,
+)
 
 PACK_DIRS = ("references/", "assets/", "data/", "scripts/")
 
@@ -42,12 +48,31 @@ def _external(url: str) -> bool:
     return url.startswith(("http://", "https://"))
 
 
+def _registry(ctx: Context) -> Registry:
+    """load_registry, memoised by the file's content (schema validation is the slow part)."""
+    from skillcheck import memo as memo_mod
+
+    path = ctx.skill.root / SOURCES_REL
+    memo = memo_mod.for_config(ctx.config)
+    if memo is None:
+        return load_registry(path)
+    try:
+        k = memo_mod.key("sources", path.read_bytes())
+    except OSError:
+        return load_registry(path)
+    reg = memo.get(k)
+    if not isinstance(reg, Registry):
+        reg = load_registry(path)
+        memo.put(k, reg)
+    return reg
+
+
 @checker("SC3")
 def check_sources(ctx: Context) -> Iterator[Diagnostic]:
     skill = ctx.skill
     if SOURCES_REL not in skill.files:
         return
-    reg = load_registry(skill.root / SOURCES_REL)
+    reg = _registry(ctx)
     for p in reg.problems:
         yield ctx.diag(SOURCES_REL, p.line, p.column, p.code, p.message, p.hint)
     if not reg.loaded:

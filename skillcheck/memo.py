@@ -1,0 +1,79 @@
+"""Memo of expensive per-content results (schema validation, code compilation), keyed by a
+hash of the content, stored beside the parse cache. A changed input is a new key, so a stale
+entry is never served; ``--no-cache`` turns it off."""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import pickle
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from skillcheck.config import Config
+
+MEMO_VERSION = "1"
+MAX_ENTRIES = 20_000
+
+
+class Memo:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.data: dict[str, Any] = {}
+        self.dirty = False
+        try:
+            with open(path, "rb") as fh:
+                loaded = pickle.load(fh)
+            if isinstance(loaded, dict):
+                self.data = loaded
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError,
+                ValueError, TypeError):
+            self.data = {}
+
+    def get(self, key: str) -> Any:
+        return self.data.get(key)
+
+    def put(self, key: str, value: Any) -> None:
+        self.data[key] = value
+        self.dirty = True
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        items = list(self.data.items())[-MAX_ENTRIES:]
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".memo-", suffix=".tmp")
+            with os.fdopen(fd, "wb") as fh:
+                pickle.dump(dict(items), fh, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, self.path)
+            self.dirty = False
+        except OSError:
+            with contextlib.suppress(OSError, UnboundLocalError):
+                os.unlink(tmp)
+
+
+_MEMOS: dict[Path, Memo] = {}
+
+
+def for_config(config: Config) -> Memo | None:
+    if not config.cache:
+        return None
+    from skillcheck.cache import default_dir
+
+    path = (Path(config.cache_dir) if config.cache_dir else default_dir()) / \
+        f"memo-v{MEMO_VERSION}.pickle"
+    memo = _MEMOS.get(path)
+    if memo is None:
+        memo = _MEMOS[path] = Memo(path)
+        atexit.register(memo.save)
+    return memo
+
+
+def key(kind: str, data: str | bytes) -> str:
+    from skillcheck.cache import content_key
+
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    return f"{kind}:{content_key(raw)}"
