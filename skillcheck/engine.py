@@ -119,12 +119,23 @@ def _check_all(skills: list[Skill], docs: list[dict[str, ParsedDoc]], config: Co
         _FORK_STATE = None
 
 
-def run(paths: Iterable[Path], config: Config, cwd: Path,
-        exclude_base: Path | None = None) -> Result:
+@dataclass
+class Loaded:
+    """The skills found under the paths, each with its Markdown files parsed."""
+
+    skills: list[Skill]
+    docs: list[dict[str, ParsedDoc]]  # per skill: relative path -> parsed file
+    problems: list[Diagnostic]  # from discovery (no skill, unreadable folder)
+    files: int
+
+
+def load(paths: Iterable[Path], config: Config, cwd: Path,
+         exclude_base: Path | None = None) -> Loaded:
+    """Find every skill under ``paths`` and parse each of its Markdown files once (through the
+    parse cache). Problems with single files go to ``skill.problems``. Shared by ``check`` and
+    ``probe``."""
     from skillcheck.cache import ParseCache, content_key, default_dir
 
-    started = time.perf_counter()
-    load_builtin_rules()
     diagnostics: list[Diagnostic] = []
     skills: list[Skill] = []
     base = Path(os.path.abspath(exclude_base or cwd))
@@ -177,10 +188,19 @@ def run(paths: Iterable[Path], config: Config, cwd: Path,
                 cache.put(key, parsed[key])
     if cache is not None:
         cache.save()
+    return Loaded(skills, docs_by_skill, diagnostics, files)
 
+
+def run(paths: Iterable[Path], config: Config, cwd: Path,
+        exclude_base: Path | None = None) -> Result:
+    started = time.perf_counter()
+    load_builtin_rules()
+    loaded = load(paths, config, cwd, exclude_base)
+    skills, files = loaded.skills, loaded.files
+    diagnostics = list(loaded.problems)
     for s in skills:
         diagnostics.extend(s.problems)
-    diagnostics.extend(_check_all(skills, docs_by_skill, config, cwd))
+    diagnostics.extend(_check_all(skills, loaded.docs, config, cwd))
     diagnostics = [d for d in diagnostics if selected(d.code, config.select, config.ignore)]
     diagnostics = sorted(set(diagnostics), key=lambda d: (d.path, d.line, d.column, d.code,
                                                           d.message))
