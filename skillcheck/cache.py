@@ -11,8 +11,6 @@ from pathlib import Path
 
 from skillcheck.model import PARSER_VERSION, ParsedDoc
 
-MAX_ENTRIES = 50_000
-
 
 def default_dir() -> Path:
     from platformdirs import user_cache_dir
@@ -25,8 +23,10 @@ def content_key(data: bytes) -> str:
 
 
 class ParseCache:
-    def __init__(self, directory: Path) -> None:
-        self.path = directory / f"parse-v{PARSER_VERSION}.pickle"
+    """One file per set of skill roots, so a run loads only the entries of its own tree."""
+
+    def __init__(self, directory: Path, scope: str = "all") -> None:
+        self.path = directory / f"parse-v{PARSER_VERSION}-{scope[:16]}.pickle"
         self.entries: dict[str, ParsedDoc] = {}
         self.used: set[str] = set()
         self.dirty = False
@@ -53,13 +53,10 @@ class ParseCache:
         self.dirty = True
 
     def save(self) -> None:
-        if not self.dirty:
+        """Write the entries this run used (files that changed drop their old entries)."""
+        if not self.dirty and len(self.used) == len(self.entries):
             return
         keep = {k: self.entries[k] for k in self.used}
-        for k, v in self.entries.items():
-            if len(keep) >= MAX_ENTRIES:
-                break
-            keep.setdefault(k, v)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".parse-", suffix=".tmp")

@@ -155,7 +155,8 @@ def load(paths: Iterable[Path], config: Config, cwd: Path,
 
     cache: ParseCache | None = None
     if config.cache:
-        cache = ParseCache(Path(config.cache_dir) if config.cache_dir else default_dir())
+        scope = content_key("\n".join(sorted(s.root.as_posix() for s in skills)).encode())
+        cache = ParseCache(Path(config.cache_dir) if config.cache_dir else default_dir(), scope)
         cache.load()
     pending: list[tuple[str, str]] = []
     placement: list[tuple[int, str, str]] = []
@@ -194,8 +195,15 @@ def load(paths: Iterable[Path], config: Config, cwd: Path,
 def run(paths: Iterable[Path], config: Config, cwd: Path,
         exclude_base: Path | None = None) -> Result:
     started = time.perf_counter()
+    return check_loaded(load(paths, config, cwd, exclude_base), config, cwd, started)
+
+
+def check_loaded(loaded: Loaded, config: Config, cwd: Path,
+                 started: float | None = None) -> Result:
+    """Run every offline rule on skills already loaded (``run`` is ``load`` then this)."""
+    if started is None:
+        started = time.perf_counter()
     load_builtin_rules()
-    loaded = load(paths, config, cwd, exclude_base)
     skills, files = loaded.skills, loaded.files
     diagnostics = list(loaded.problems)
     for s in skills:

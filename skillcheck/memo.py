@@ -22,6 +22,7 @@ class Memo:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.data: dict[str, Any] = {}
+        self.used: set[str] = set()
         self.dirty = False
         try:
             with open(path, "rb") as fh:
@@ -33,16 +34,20 @@ class Memo:
             self.data = {}
 
     def get(self, key: str) -> Any:
+        if key in self.data:
+            self.used.add(key)
         return self.data.get(key)
 
     def put(self, key: str, value: Any) -> None:
         self.data[key] = value
+        self.used.add(key)
         self.dirty = True
 
     def save(self) -> None:
-        if not self.dirty:
+        """Keep what this run used: results for inputs that changed are not kept."""
+        if not self.dirty and len(self.used) == len(self.data):
             return
-        items = list(self.data.items())[-MAX_ENTRIES:]
+        items = [(k, self.data[k]) for k in self.used][-MAX_ENTRIES:]
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".memo-", suffix=".tmp")
@@ -58,18 +63,26 @@ class Memo:
 _MEMOS: dict[Path, Memo] = {}
 
 
-def for_config(config: Config) -> Memo | None:
+def for_config(config: Config, scope: str = "all") -> Memo | None:
+    """The memo for a run; ``scope`` names the tree (a hash of its root) so that trees checked
+    in turn do not evict each other's entries."""
     if not config.cache:
         return None
     from skillcheck.cache import default_dir
 
     path = (Path(config.cache_dir) if config.cache_dir else default_dir()) / \
-        f"memo-v{MEMO_VERSION}.pickle"
+        f"memo-v{MEMO_VERSION}-{scope[:16]}.pickle"
     memo = _MEMOS.get(path)
     if memo is None:
         memo = _MEMOS[path] = Memo(path)
         atexit.register(memo.save)
     return memo
+
+
+def scope_of(root: Path) -> str:
+    from skillcheck.cache import content_key
+
+    return content_key(root.as_posix().encode())
 
 
 def key(kind: str, data: str | bytes) -> str:

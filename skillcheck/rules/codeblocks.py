@@ -85,7 +85,7 @@ def _memoised(ctx: Context, fence: Fence,
               fn: Callable[[Fence], tuple[int, int, str] | None]) -> tuple[int, int, str] | None:
     from skillcheck import memo as memo_mod
 
-    memo = memo_mod.for_config(ctx.config)
+    memo = memo_mod.for_config(ctx.config, memo_mod.scope_of(ctx.skill.root))
     if memo is None:
         return fn(fence)
     k = memo_mod.key("block-" + fence.lang, fence.content)

@@ -112,8 +112,31 @@ def _first_lines(ctx: Context, rel: str) -> list[str]:
         return []
 
 
+@cache
+def _manifests_fingerprint() -> str:
+    """Changes whenever a committed manifest changes, so memoised results follow them."""
+    import os
+
+    import skillcheck.engines as engines_pkg
+
+    folder = os.path.join(os.path.dirname(engines_pkg.__file__), "manifests")
+    try:
+        names = sorted(os.listdir(folder))
+        return ";".join(f"{n}:{os.stat(os.path.join(folder, n)).st_size}:"
+                        f"{os.stat(os.path.join(folder, n)).st_mtime_ns}" for n in names)
+    except OSError:
+        return "unknown"
+
+
+def extra_seen(warned: set[tuple[str, str]]) -> bool:
+    """A page that declared a version without a manifest is not memoised (its SC615 warning
+    is emitted while resolving, once per page)."""
+    return bool(warned)
+
+
 @checker("SC61")
 def check_engine_flags(ctx: Context) -> Iterator[Diagnostic]:
+    from skillcheck import memo as memo_mod
     from skillcheck.engines.commands import check_config_keys, check_invocation, find_invocations
 
     for rel, doc in sorted(ctx.docs.items()):
@@ -127,6 +150,16 @@ def check_engine_flags(ctx: Context) -> Iterator[Diagnostic]:
         warned: set[tuple[str, str]] = set()
         for fence in relevant:
             if fence.lang in SHELLS:
+                memo = memo_mod.for_config(ctx.config, memo_mod.scope_of(ctx.skill.root))
+                mkey = memo_mod.key("engine-shell", "\0".join(
+                    [fence.content, repr(sorted(declared.items())), repr(ctx.config.engine_pins),
+                     _manifests_fingerprint()]))
+                cached = memo.get(mkey) if memo is not None else None
+                if isinstance(cached, list):
+                    for line, col, code, msg, hint in cached:
+                        yield ctx.diag(rel, fence.body_line + line - 1, col, code, msg, hint)
+                    continue
+                found: list[tuple[int, int, str, str, str]] = []
                 for inv in find_invocations(fence.content):
                     manifest, extra = _resolve(ctx, rel, inv.engine, declared, warned,
                                                fence.line)
@@ -134,9 +167,12 @@ def check_engine_flags(ctx: Context) -> Iterator[Diagnostic]:
                     if manifest is None:
                         continue
                     for p in (*inv.problems, *check_invocation(inv, manifest)):
-                        code = KIND_CODES.get(p.kind, "SC610")
-                        yield ctx.diag(rel, fence.body_line + max(p.line, 1) - 1,
-                                       max(p.column, 1), code, p.message, p.hint)
+                        found.append((max(p.line, 1), max(p.column, 1),
+                                      KIND_CODES.get(p.kind, "SC610"), p.message, p.hint))
+                if memo is not None and not extra_seen(warned):
+                    memo.put(mkey, found)
+                for line, col, code, msg, hint in found:
+                    yield ctx.diag(rel, fence.body_line + line - 1, col, code, msg, hint)
                 continue
             # an engine config block
             spec = fence.attrs.get("engine", "")

@@ -53,7 +53,7 @@ def _registry(ctx: Context) -> Registry:
     from skillcheck import memo as memo_mod
 
     path = ctx.skill.root / SOURCES_REL
-    memo = memo_mod.for_config(ctx.config)
+    memo = memo_mod.for_config(ctx.config, memo_mod.scope_of(ctx.skill.root))
     if memo is None:
         return load_registry(path)
     try:
