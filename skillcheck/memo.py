@@ -14,7 +14,7 @@ from typing import Any
 
 from skillcheck.config import Config
 
-MEMO_VERSION = "1"
+MEMO_VERSION = "2"
 MAX_ENTRIES = 20_000
 
 

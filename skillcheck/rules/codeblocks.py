@@ -35,8 +35,11 @@ def skipped(fence: Fence) -> bool:
 
 
 def _python(fence: Fence) -> tuple[int, int, str] | None:
-    try:
-        compile(fence.content, "<block>", "exec", dont_inherit=True)
+    import ast
+
+    try:  # top-level await is accepted: examples are often written for an async REPL
+        compile(fence.content, "<block>", "exec", dont_inherit=True,
+                flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
     except SyntaxError as exc:
         return exc.lineno or 1, exc.offset or 1, exc.msg
     except (ValueError, RecursionError, MemoryError) as exc:
@@ -45,13 +48,30 @@ def _python(fence: Fence) -> tuple[int, int, str] | None:
 
 
 def _json(fence: Fence) -> tuple[int, int, str] | None:
+    """A JSON document; also accepted: JSON Lines (one document per line, as in event
+    streams) and a run of object members shown on their own (``"key": value, ...``)."""
     try:
         json.loads(fence.content)
+        return None
     except json.JSONDecodeError as exc:
-        return exc.lineno, exc.colno, exc.msg
+        first = (exc.lineno, exc.colno, exc.msg)
     except RecursionError:
         return 1, 1, "nesting too deep"
-    return None
+    lines = [ln for ln in fence.content.splitlines() if ln.strip()]
+    try:
+        if len(lines) > 1:
+            for ln in lines:
+                json.loads(ln)
+            return None
+    except (json.JSONDecodeError, RecursionError):
+        pass
+    if fence.content.lstrip().startswith('"'):
+        try:
+            json.loads("{" + fence.content.strip().rstrip(",") + "}")
+            return None
+        except (json.JSONDecodeError, RecursionError):
+            pass
+    return first
 
 
 def _yaml(fence: Fence) -> tuple[int, int, str] | None:
