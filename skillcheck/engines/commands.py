@@ -915,12 +915,13 @@ def _check_flag_config_value(key: str, value: object, opt: Option,
         if value and opt.takes_value and opt.nargs not in ("?", "*"):
             return [_config_problem(MISSING_VALUE, f"{label} is `true` but the option needs a "
                                     "value", "give the value instead of `true`")]
-        if not value and opt.negatable and manifest.parser.underscore_to_dash and "_" in key:
-            # vLLM looks up `--no-<key>` exactly as the key is spelled, before it
-            # turns underscores into dashes, so the underscore spelling is dropped.
+        if not value and opt.negatable and manifest.engine == "vllm":
+            # `vllm serve --config` is read by the top-level `vllm` parser, whose option
+            # table holds none of the serve options, so `--no-<key>` is never found and
+            # `false` is dropped whatever the spelling.
             return [_config_problem(
-                UNEXPECTED_VALUE, f"{label}: `false` is ignored for an underscore key",
-                f"spell it `{key.replace('_', '-')}: false`")]
+                UNEXPECTED_VALUE, f"{label}: `false` is dropped by `vllm serve --config`",
+                f"write `no-{key.replace('_', '-')}: true`")]
         if not opt.takes_value or value:
             return []
         if manifest.engine == "vllm":

@@ -1212,9 +1212,11 @@ def generate_vllm(root: Path, version: str) -> Manifest:
     config_notes = (
         "Top-level YAML keys are long option names without the leading dashes; the file "
         "is turned into `--<key> <value>` arguments, so underscores are read as dashes. "
-        "`true` passes the flag; `false` passes `--no-<key>` when an option of exactly that "
-        "spelling exists (so only the dashed key turns a switch off) and is otherwise "
-        "dropped; a list passes its items as separate values; a mapping is "
+        "`true` passes the flag; `false` passes `--no-<key>` only when the parser that reads "
+        "the file knows that spelling, and under `vllm serve` the file is read by the "
+        "top-level `vllm` parser, which knows none of the serve options, so every `false` "
+        "is dropped (write `no-<key>: true` instead); a list passes its items as separate "
+        "values; a mapping is "
         "passed as JSON (the JSON-valued options). Arguments on the command line win "
         "over the file."
     )

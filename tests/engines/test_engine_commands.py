@@ -139,7 +139,7 @@ def test_checker_ignores_a_foreign_manifest() -> None:
 
 def test_vllm_config_keys_accept_dashes_and_underscores() -> None:
     manifest = load("vllm")
-    good = {"tensor_parallel_size": 2, "max-num-seqs": 64, "enable-prefix-caching": False,
+    good = {"tensor_parallel_size": 2, "max-num-seqs": 64, "no-enable-prefix-caching": True,
             "speculative-config": {"method": "ngram", "num_speculative_tokens": 4},
             "served-model-name": ["a", "b"], "model": "{{model}}"}
     assert check_config_keys(good, manifest) == []
@@ -150,7 +150,10 @@ def test_vllm_config_keys_accept_dashes_and_underscores() -> None:
         ("unknown-option", 0, 0), ("bad-choice", 0, 0), ("missing-value", 0, 0),
         ("unknown-option", 0, 0), ("unexpected-value", 0, 0)]
     assert bad[0].hint == "did you mean `max-num-seqs`?"
-    assert bad[4].hint == "spell it `enable-prefix-caching: false`"
+    assert bad[4].hint == "write `no-enable-prefix-caching: true`"
+    # under `vllm serve --config` a `false` is dropped whatever the spelling
+    dashed = check_config_keys({"enable-prefix-caching": False}, manifest)
+    assert [p.kind for p in dashed] == ["unexpected-value"]
 
 
 def test_sglang_config_keys_use_the_flag_spelling() -> None:
