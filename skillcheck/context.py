@@ -13,6 +13,13 @@ from skillcheck.discover import Skill
 from skillcheck.model import ParsedDoc
 from skillcheck.registry import RULES
 
+MAX_TEXT = 300
+
+
+def _clip(text: str) -> str:
+    """Messages quote user input; a pathological input must not make a huge report."""
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT - 3] + "..."
+
 
 @dataclass
 class Context:
@@ -38,7 +45,8 @@ class Context:
     def diag(self, rel: str, line: int, column: int, code: str, message: str, hint: str = "",
              severity: Severity | None = None, url: str | None = None) -> Diagnostic:
         sev = severity if severity is not None else RULES[code].severity
-        return Diagnostic(self.skill.display(rel), line, column, code, sev, message, hint, url)
+        return Diagnostic(self.skill.display(rel), line, column, code, sev, _clip(message),
+                          _clip(hint), url)
 
     # -- paths -------------------------------------------------------------------------
     def _names_in(self, rel_dir: str) -> set[str] | None:

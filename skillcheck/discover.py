@@ -112,8 +112,18 @@ def find_skills(start: Path, exclude: tuple[str, ...], cwd: Path,
                                        f"cannot list directory: {exc.strerror or exc}",
                                        "check permissions"))
             continue
-        names = {e.name for e in entries}
-        md = _skill_md_name(names)
+        file_names = set()
+        for e in entries:
+            try:
+                if not e.is_dir():
+                    file_names.add(e.name)
+                elif e.name.lower() == "skill.md":
+                    problems.append(Diagnostic(
+                        display_path(Path(e.path), cwd), 0, 0, "SC101", Severity.ERROR,
+                        f"{e.name} is a folder, not a file", "SKILL.md must be a Markdown file"))
+            except OSError:
+                file_names.add(e.name)
+        md = _skill_md_name(file_names)
         if md is not None:
             skills.append(Skill(root=d, display_root=display_path(d, cwd), skill_md=md,
                                 is_repo_root=(d / ".git").exists()))

@@ -5,6 +5,7 @@ A ParsedDoc depends only on the file's text, so it can be cached by content hash
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -90,7 +91,6 @@ def _md() -> MarkdownIt:
     return MarkdownIt("commonmark", {"html": True}).enable("table")
 
 
-_CODE_SPAN = re.compile(r"(`+)(?!`)([\s\S]*?[^`])\1(?!`)")
 _BRACKET = r"(?:[^\[\]\\]|\\.|\[(?:[^\[\]\\]|\\.)*\])*"
 _INLINE_LINK = re.compile(
     r"(!?)\[(" + _BRACKET + r")\]\(\s*(<[^>\n]*>|(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*\))*)"
@@ -99,12 +99,10 @@ _INLINE_LINK = re.compile(
 _REF_LINK = re.compile(r"(!?)\[(" + _BRACKET + r")\]\[([^\[\]]*)\]")
 _SHORTCUT = re.compile(r"(?<![\]\\])(!?)\[(" + _BRACKET + r")\](?![\[(:])")
 _AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>")
-_HTML_ATTR = re.compile(
-    r"<(a|img|source|link|iframe|script)\b[^>]*?\b(href|src)\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s>]+)",
-    re.IGNORECASE,
-)
-_HTML_ID = re.compile(
-    r"<[A-Za-z][A-Za-z0-9-]*\b[^>]*?\b(id|name)\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s>]+)")
+_HTML_TAG = re.compile(r"<([A-Za-z][A-Za-z0-9-]*)\b([^<>]*)>")
+_LINK_TAGS = {"a", "img", "source", "link", "iframe", "script"}
+_TAG_ATTR = re.compile(r"\b(href|src|id|name)\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s>]+)",
+                       re.IGNORECASE)
 _HTML_COMMENT = re.compile(r"<!--([\s\S]*?)-->")
 _URL = re.compile(r"https?://[^\s<>()\[\]\"'`|\\]+")
 _ATTR = re.compile(r"([A-Za-z_][\w-]*)\s*=\s*(\"[^\"]*\"|'[^']*'|\S+)")
@@ -131,14 +129,43 @@ def parse_info(info: str) -> tuple[str, dict[str, str]]:
     return lang, attrs
 
 
+_BACKTICKS = re.compile(r"`+")
+
+
 def _mask_code_spans(s: str) -> tuple[str, list[tuple[int, str]]]:
+    """Blank out code spans (CommonMark: a run of N backticks closes at the next run of exactly
+    N). Linear in the text: each run length keeps a pointer to its next candidate closer."""
+    if "`" not in s:
+        return s, []
+    runs = [(m.start(), m.end() - m.start()) for m in _BACKTICKS.finditer(s)]
+    by_len: dict[int, list[int]] = {}
+    for idx, (_, n) in enumerate(runs):
+        by_len.setdefault(n, []).append(idx)
+    cursor = {n: 0 for n in by_len}
     spans: list[tuple[int, str]] = []
-
-    def repl(m: re.Match[str]) -> str:
-        spans.append((m.start(2), m.group(2)))
-        return " " * len(m.group(0))
-
-    return _CODE_SPAN.sub(repl, s), spans
+    pieces: list[str] = []
+    last = 0
+    i = 0
+    while i < len(runs):
+        start, n = runs[i]
+        same = by_len[n]
+        k = cursor[n]
+        while k < len(same) and same[k] <= i:
+            k += 1
+        cursor[n] = k
+        if k >= len(same):
+            i += 1
+            continue
+        j = same[k]
+        end_start = runs[j][0]
+        body = s[start + n:end_start]
+        spans.append((start + n, body))
+        pieces.append(s[last:start])
+        pieces.append(" " * (end_start + n - start))
+        last = end_start + n
+        i = j + 1
+    pieces.append(s[last:])
+    return "".join(pieces), spans
 
 
 class _Locator:
@@ -151,9 +178,7 @@ class _Locator:
         self.nl = [i for i, c in enumerate(content) if c == "\n"]
 
     def at(self, offset: int, needle: str) -> tuple[int, int]:
-        k = 0
-        while k < len(self.nl) and self.nl[k] < offset:
-            k += 1
+        k = bisect.bisect_left(self.nl, offset)
         line0 = self.start_line + k
         in_line = offset - (self.nl[k - 1] + 1 if k else 0)
         col = 1
@@ -180,18 +205,29 @@ def _plain_heading_text(inline: Any) -> str:
 
 def _scan_html(doc: ParsedDoc, text: str, start_line0: int, lines: list[str]) -> None:
     loc = _Locator(lines, start_line0, text)
-    for m in _HTML_COMMENT.finditer(text):
-        line, _ = loc.at(m.start(), "<!--")
-        doc.html_comments.append((m.group(1).strip(), line))
-    stripped = _HTML_COMMENT.sub(lambda m: " " * len(m.group(0)), text)
-    for m in _HTML_ATTR.finditer(stripped):
-        value = _unquote(m.group(3))
-        line, col = loc.at(m.start(3), m.group(3))
-        doc.links.append(Link(value, line, col, "html"))
-    for m in _HTML_ID.finditer(stripped):
-        value = _unquote(m.group(2))
-        line, _ = loc.at(m.start(2), m.group(2))
-        doc.html_anchors.append((value, line))
+    stripped = text
+    pos = text.find("<!--")
+    while pos != -1:  # a scan, not a regex: an unclosed comment must not cost O(n^2)
+        end = text.find("-->", pos + 4)
+        if end == -1:
+            break
+        line, _ = loc.at(pos, "<!--")
+        doc.html_comments.append((text[pos + 4:end].strip(), line))
+        stripped = stripped[:pos] + " " * (end + 3 - pos) + stripped[end + 3:]
+        pos = text.find("<!--", end + 3)
+    for tag in _HTML_TAG.finditer(stripped):
+        name = tag.group(1).lower()
+        for m in _TAG_ATTR.finditer(tag.group(2)):
+            attr = m.group(1).lower()
+            value = _unquote(m.group(2))
+            pos = tag.start(2) + m.start(2)
+            if attr in ("href", "src"):
+                if name in _LINK_TAGS:
+                    line, col = loc.at(pos, m.group(2))
+                    doc.links.append(Link(value, line, col, "html"))
+            else:
+                line, _ = loc.at(pos, m.group(2))
+                doc.html_anchors.append((value, line))
 
 
 def _scan_urls(doc: ParsedDoc, content: str, loc: _Locator) -> None:
@@ -264,7 +300,7 @@ def parse(text: str) -> ParsedDoc:
     if lines and lines[0].rstrip() == "---":
         state = "unclosed"
         for i in range(1, len(lines)):
-            if lines[i].rstrip() in ("---", "..."):
+            if lines[i].rstrip() == "---":
                 state = "closed"
                 fm_end = i + 1
                 fm = "\n".join(lines[1:i])

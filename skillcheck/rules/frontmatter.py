@@ -54,10 +54,25 @@ declare("SC126", "skill-md-symlink", "error", "SKILL.md is a symlink pointing ou
 
 
 class _Loader(yaml.SafeLoader):
-    """Safe loader; duplicate keys and alias expansion are checked on the node graph."""
+    """Safe loader; duplicate keys and alias expansion are checked on the node graph.
+
+    Booleans follow YAML 1.2 (only true/false), as the JavaScript clients read them: under
+    YAML 1.1 rules ``name: no`` would become ``False``."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for ch, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+    list("tTfF"))
+MAX_EXPANDED_CHARS = 1_000_000
 
 
 def _expanded_size(node: yaml.Node, memo: dict[int, int], depth: int = 0) -> int:
+    """Nodes after alias expansion, with long scalars weighted by their length (one node per
+    100 characters), so that a few aliases of a long string also count as a bomb."""
     key = id(node)
     if key in memo:
         return memo[key]
@@ -65,6 +80,8 @@ def _expanded_size(node: yaml.Node, memo: dict[int, int], depth: int = 0) -> int
         return MAX_EXPANDED_NODES + 1
     memo[key] = 1  # guards against recursive structures
     total = 1
+    if isinstance(node, yaml.ScalarNode):
+        total += len(str(node.value)) * MAX_EXPANDED_NODES // MAX_EXPANDED_CHARS
     if isinstance(node, yaml.SequenceNode):
         for child in node.value:
             total += _expanded_size(child, memo, depth + 1)
@@ -104,6 +121,9 @@ def load_frontmatter(raw: str) -> tuple[Any, yaml.Node | None, list[tuple[str, s
     if len(raw) > MAX_FRONTMATTER_CHARS:
         return None, None, [("SC104", f"front-matter is {len(raw):,} characters, over the "
                              f"{MAX_FRONTMATTER_CHARS:,} cap", 0)]
+    # PyYAML refuses a tab after a plain scalar (yaml/pyyaml#306); trailing blanks carry no
+    # meaning in front-matter, so they are dropped (line numbers are kept).
+    raw = "\n".join(line.rstrip(" \t") for line in raw.split("\n"))
     loader = _Loader(raw)
     try:
         node = loader.get_single_node()
@@ -281,12 +301,18 @@ def _check_name(ctx: Context, rel: str, fm: dict[Any, Any], line: int) -> Iterat
         yield ctx.diag(rel, line, 1, "SC111", f"'name' is a {type(name).__name__}, not a string",
                        "write the name as text, e.g. name: my-skill")
         return
-    name = unicodedata.normalize("NFKC", name.strip())
+    raw_name = name.strip()
+    name = unicodedata.normalize("NFKC", raw_name)
     if len(name) > MAX_NAME:
         yield ctx.diag(rel, line, 1, "SC112",
                        f"'name' has {len(name)} characters; the maximum is {MAX_NAME}",
                        "shorten it (and rename the folder to match)")
-    if not _NAME_ASCII.match(name):
+    if _NAME_ASCII.match(name) and raw_name != name:
+        yield ctx.diag(rel, line, 1, "SC125",
+                       f"'name' {raw_name!r} holds characters that Unicode normalisation "
+                       f"turns into {name!r}",
+                       "write the plain letters: clients compare names byte for byte")
+    elif not _NAME_ASCII.match(name):
         ok_unicode = (all((c.isalnum() and c == c.lower()) or c == "-" for c in name)
                       and not name.startswith("-") and not name.endswith("-")
                       and "--" not in name and name == name.lower())
