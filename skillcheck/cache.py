@@ -18,6 +18,22 @@ def default_dir() -> Path:
     return Path(user_cache_dir("skillcheck", appauthor=False))
 
 
+def write_pickle(path: Path, data: object) -> None:
+    """Write atomically (a temporary file renamed over the old one); a cache that cannot be
+    written is simply not written."""
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=".tmp")
+        with os.fdopen(fd, "wb") as fh:
+            pickle.dump(data, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except OSError:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
 def content_key(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
@@ -57,12 +73,4 @@ class ParseCache:
         if not self.dirty and len(self.used) == len(self.entries):
             return
         keep = {k: self.entries[k] for k in self.used}
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".parse-", suffix=".tmp")
-            with os.fdopen(fd, "wb") as fh:
-                pickle.dump(keep, fh, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, self.path)
-        except OSError:
-            with contextlib.suppress(OSError, UnboundLocalError):
-                os.unlink(tmp)
+        write_pickle(self.path, keep)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from skillcheck.config import Config
 from skillcheck.context import Context
@@ -51,31 +52,39 @@ def _parse_many(texts: list[str]) -> list[ParsedDoc]:
     return [parse(t) for t in texts]
 
 
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def fork_map(fn: Callable[[T], R], parts: list[T], workers: int) -> list[R] | None:
+    """``fn`` over ``parts`` on forked worker processes (they share the parent's memory, so
+    only the results are copied back); None where fork is not available."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    try:
+        ctx = multiprocessing.get_context("fork")
+    except ValueError:  # pragma: no cover - platforms without fork
+        return None
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        return list(pool.map(fn, parts))
+
+
+def _split(n_items: int, workers: int) -> list[tuple[int, int]]:
+    step = (n_items + workers - 1) // workers
+    return [(a, min(a + step, n_items)) for a in range(0, n_items, step)]
+
+
 def parse_all(items: list[tuple[str, str]], jobs: int) -> dict[str, ParsedDoc]:
     """Parse (key, text) pairs, on several processes when there are many."""
-    out: dict[str, ParsedDoc] = {}
-    workers = jobs or (os.cpu_count() or 1)
+    workers = min(jobs or (os.cpu_count() or 1), 8)
     if workers > 1 and len(items) >= PARALLEL_MIN:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        try:
-            ctx = multiprocessing.get_context("fork")
-        except ValueError:  # pragma: no cover - platforms without fork
-            ctx = None
-        if ctx is not None:
-            n = min(workers, 8)
-            size = (len(items) + n - 1) // n
-            chunks = [items[i:i + size] for i in range(0, len(items), size)]
-            with ProcessPoolExecutor(max_workers=n, mp_context=ctx) as pool:
-                results = pool.map(_parse_many, [[t for _, t in c] for c in chunks])
-                for chunk, docs in zip(chunks, results, strict=True):
-                    for (key, _), doc in zip(chunk, docs, strict=True):
-                        out[key] = doc
-            return out
-    for key, text in items:
-        out[key] = parse(text)
-    return out
+        chunks = [items[a:b] for a, b in _split(len(items), workers)]
+        results = fork_map(_parse_many, [[t for _, t in c] for c in chunks], workers)
+        if results is not None:
+            return {key: doc for chunk, docs in zip(chunks, results, strict=True)
+                    for (key, _), doc in zip(chunk, docs, strict=True)}
+    return {key: parse(text) for key, text in items}
 
 
 PARALLEL_SKILLS = 64
@@ -102,18 +111,9 @@ def _check_all(skills: list[Skill], docs: list[dict[str, ParsedDoc]], config: Co
     try:
         workers = min(config.jobs or (os.cpu_count() or 1), 8)
         if workers > 1 and len(skills) >= PARALLEL_SKILLS:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
-            try:
-                mp = multiprocessing.get_context("fork")
-            except ValueError:  # pragma: no cover - platforms without fork
-                mp = None
-            if mp is not None:
-                step = (len(skills) + workers - 1) // workers
-                bounds = [(a, min(a + step, len(skills))) for a in range(0, len(skills), step)]
-                with ProcessPoolExecutor(max_workers=workers, mp_context=mp) as pool:
-                    return [d for part in pool.map(_check_range, bounds) for d in part]
+            parts = fork_map(_check_range, _split(len(skills), workers), workers)
+            if parts is not None:
+                return [d for part in parts for d in part]
         return _check_range((0, len(skills)))
     finally:
         _FORK_STATE = None

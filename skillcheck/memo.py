@@ -5,10 +5,7 @@ entry is never served; ``--no-cache`` turns it off."""
 from __future__ import annotations
 
 import atexit
-import contextlib
-import os
 import pickle
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -48,16 +45,10 @@ class Memo:
         if not self.dirty and len(self.used) == len(self.data):
             return
         items = [(k, self.data[k]) for k in self.used][-MAX_ENTRIES:]
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".memo-", suffix=".tmp")
-            with os.fdopen(fd, "wb") as fh:
-                pickle.dump(dict(items), fh, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, self.path)
-            self.dirty = False
-        except OSError:
-            with contextlib.suppress(OSError, UnboundLocalError):
-                os.unlink(tmp)
+        from skillcheck.cache import write_pickle
+
+        write_pickle(self.path, dict(items))
+        self.dirty = False
 
 
 _MEMOS: dict[Path, Memo] = {}
