@@ -1,4 +1,5 @@
-"""Cache of parsed Markdown keyed by file content, under the platform cache directory."""
+"""On-disk caches under the platform cache directory: parsed Markdown keyed by file content,
+and the atomic writer every cache file goes through."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import os
 import pickle
 import tempfile
 from pathlib import Path
+from typing import Any
 
-from skillcheck.model import PARSER_VERSION, ParsedDoc
+from skillcheck.model import PARSER_VERSION
 
 
 def default_dir() -> Path:
@@ -18,17 +20,20 @@ def default_dir() -> Path:
     return Path(user_cache_dir("skillcheck", appauthor=False))
 
 
-def write_pickle(path: Path, data: object) -> None:
-    """Write atomically (a temporary file renamed over the old one); a cache that cannot be
-    written is simply not written."""
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write to a temporary file and rename it over ``path``; a cache that cannot be written
+    costs time, never correctness, so errors are swallowed."""
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=".tmp")
         with os.fdopen(fd, "wb") as fh:
-            pickle.dump(data, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            fh.write(data)
         os.replace(tmp, path)
+        tmp = None
     except OSError:
+        pass
+    finally:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
@@ -38,39 +43,46 @@ def content_key(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-class ParseCache:
-    """One file per set of skill roots, so a run loads only the entries of its own tree."""
+class PickleStore:
+    """A dict persisted as one pickle file. Only the entries a run read or wrote are saved, so
+    results for inputs that changed drop out; a missing or corrupt file is an empty store."""
 
-    def __init__(self, directory: Path, scope: str = "all") -> None:
-        self.path = directory / f"parse-v{PARSER_VERSION}-{scope[:16]}.pickle"
-        self.entries: dict[str, ParsedDoc] = {}
+    def __init__(self, path: Path, max_entries: int = 100_000) -> None:
+        self.path = path
+        self.max_entries = max_entries
+        self.data: dict[str, Any] = {}
         self.used: set[str] = set()
         self.dirty = False
-
-    def load(self) -> None:
         try:
-            with open(self.path, "rb") as fh:
-                data = pickle.load(fh)
+            with open(path, "rb") as fh:
+                loaded = pickle.load(fh)
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError,
-                ValueError, TypeError):
+                ValueError, TypeError, IndexError, MemoryError):
             return
-        if isinstance(data, dict):
-            self.entries = data
+        if isinstance(loaded, dict):
+            self.data = loaded
 
-    def get(self, key: str) -> ParsedDoc | None:
-        doc = self.entries.get(key)
-        if doc is not None:
+    def get(self, key: str) -> Any:
+        value = self.data.get(key)
+        if value is not None:
             self.used.add(key)
-        return doc
+        return value
 
-    def put(self, key: str, doc: ParsedDoc) -> None:
-        self.entries[key] = doc
+    def put(self, key: str, value: Any) -> None:
+        self.data[key] = value
         self.used.add(key)
         self.dirty = True
 
     def save(self) -> None:
-        """Write the entries this run used (files that changed drop their old entries)."""
-        if not self.dirty and len(self.used) == len(self.entries):
+        if not self.dirty and len(self.used) == len(self.data):
             return
-        keep = {k: self.entries[k] for k in self.used}
-        write_pickle(self.path, keep)
+        keep = dict([(k, self.data[k]) for k in self.used][-self.max_entries:])
+        write_atomic(self.path, pickle.dumps(keep, protocol=pickle.HIGHEST_PROTOCOL))
+        self.dirty = False
+
+
+class ParseCache(PickleStore):
+    """Parsed documents, one file per set of skill roots, so a run loads only its own tree."""
+
+    def __init__(self, directory: Path, scope: str = "all") -> None:
+        super().__init__(directory / f"parse-v{PARSER_VERSION}-{scope[:16]}.pickle")

@@ -157,7 +157,6 @@ def load(paths: Iterable[Path], config: Config, cwd: Path,
     if config.cache:
         scope = content_key("\n".join(sorted(s.root.as_posix() for s in skills)).encode())
         cache = ParseCache(Path(config.cache_dir) if config.cache_dir else default_dir(), scope)
-        cache.load()
     pending: list[tuple[str, str]] = []
     placement: list[tuple[int, str, str]] = []
     docs_by_skill: list[dict[str, ParsedDoc]] = [{} for _ in skills]
@@ -175,6 +174,8 @@ def load(paths: Iterable[Path], config: Config, cwd: Path,
                                              "file is empty", "write the page or delete it"))
             key = content_key(rr.data)
             doc = cache.get(key) if cache is not None else None
+            if not isinstance(doc, ParsedDoc):  # a cache written by something else
+                doc = None
             if doc is not None:
                 docs_by_skill[i][rel] = doc
             else:

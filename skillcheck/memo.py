@@ -5,50 +5,18 @@ entry is never served; ``--no-cache`` turns it off."""
 from __future__ import annotations
 
 import atexit
-import pickle
 from pathlib import Path
-from typing import Any
 
+from skillcheck.cache import PickleStore
 from skillcheck.config import Config
 
 MEMO_VERSION = "2"
 MAX_ENTRIES = 20_000
 
 
-class Memo:
+class Memo(PickleStore):
     def __init__(self, path: Path) -> None:
-        self.path = path
-        self.data: dict[str, Any] = {}
-        self.used: set[str] = set()
-        self.dirty = False
-        try:
-            with open(path, "rb") as fh:
-                loaded = pickle.load(fh)
-            if isinstance(loaded, dict):
-                self.data = loaded
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError,
-                ValueError, TypeError):
-            self.data = {}
-
-    def get(self, key: str) -> Any:
-        if key in self.data:
-            self.used.add(key)
-        return self.data.get(key)
-
-    def put(self, key: str, value: Any) -> None:
-        self.data[key] = value
-        self.used.add(key)
-        self.dirty = True
-
-    def save(self) -> None:
-        """Keep what this run used: results for inputs that changed are not kept."""
-        if not self.dirty and len(self.used) == len(self.data):
-            return
-        items = [(k, self.data[k]) for k in self.used][-MAX_ENTRIES:]
-        from skillcheck.cache import write_pickle
-
-        write_pickle(self.path, dict(items))
-        self.dirty = False
+        super().__init__(path, MAX_ENTRIES)
 
 
 _MEMOS: dict[Path, Memo] = {}

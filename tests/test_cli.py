@@ -213,3 +213,26 @@ def test_memo_serves_the_same_findings(tmp_path: Path) -> None:
         warm = invoke("check", "--format", "json", str(tmp_path / case))
         strip = [json.loads(r[1])["diagnostics"] for r in (cold, warm)]
         assert cold[0] == warm[0] == 1 and strip[0] == strip[1] and strip[0]
+
+
+def test_cache_with_foreign_values_is_ignored(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import pickle
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    shutil.copytree(FIXTURES / "pass" / "full", tmp_path / "full")
+    assert invoke("check", str(tmp_path / "full"))[0] == 0  # writes the cache files
+    files = list((tmp_path / "cache").rglob("*.pickle"))
+    assert files
+    for f in files:
+        data = pickle.loads(f.read_bytes())
+        f.write_bytes(pickle.dumps({k: "not a parsed document" for k in data}))
+    code, out, _ = invoke("check", str(tmp_path / "full"))
+    assert code == 0 and "Traceback" not in out
+
+
+def test_extract_unreadable_or_binary_file_is_a_usage_error(tmp_path: Path) -> None:
+    page = tmp_path / "t.md"
+    page.write_bytes(b"\xff\xfe not utf-8")
+    code, _, err = invoke("extract", str(page), "-o", str(tmp_path / "out"))
+    assert code == 2 and "cannot read" in err

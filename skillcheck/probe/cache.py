@@ -9,10 +9,7 @@ half-written cache.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -103,18 +100,7 @@ class ProbeCache:
             newest = sorted(fresh.items(), key=lambda kv: kv[1]["checked"], reverse=True)
             fresh = dict(newest[:MAX_ENTRIES])
         payload = json.dumps({"version": VERSION, "entries": fresh}, indent=0, sort_keys=True)
-        tmp = None
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".probe-", suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(payload)
-            os.replace(tmp, self.path)
-            tmp = None
-        except OSError:
-            pass  # a cache that cannot be written costs time, never correctness
-        finally:
-            if tmp is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
+        from skillcheck.cache import write_atomic
+
+        write_atomic(self.path, payload.encode("utf-8"))
         self.dirty = False
