@@ -90,40 +90,53 @@ class Registry:
     loaded: bool = False
 
 
-def load_registry(path: Path) -> Registry:
-    """Read and validate a sources.json; problems never raise."""
-    reg = Registry()
+def read_json(path: Path, schema_doc: dict[str, Any], schema_rel: str,
+              codes: tuple[str, str, str]) -> tuple[JsonDoc | None, list[Problem]]:
+    """Read, parse and schema-check one JSON data file; problems never raise.
+
+    ``codes`` are the codes for (unreadable or invalid JSON, schema error, repeated key).
+    The document is None when it could not be parsed."""
+    invalid, schema_code, dup = codes
+    problems: list[Problem] = []
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        reg.problems.append(Problem("SC301", 0, 0, f"cannot read: {exc.strerror or exc}"))
-        return reg
+        problems.append(Problem(invalid, 0, 0, f"cannot read: {exc.strerror or exc}"))
+        return None, problems
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        reg.problems.append(Problem("SC301", 0, 0,
-                                    f"not valid UTF-8 at byte offset {exc.start}"))
-        return reg
+        problems.append(Problem(invalid, 0, 0, f"not valid UTF-8 at byte offset {exc.start}"))
+        return None, problems
     try:
         doc = JsonDoc(text)
     except json.JSONDecodeError as exc:
-        reg.problems.append(Problem("SC301", exc.lineno, exc.colno, f"invalid JSON: {exc.msg}",
-                                    "fix the syntax; a trailing comma is a common cause"))
-        return reg
+        problems.append(Problem(invalid, exc.lineno, exc.colno, f"invalid JSON: {exc.msg}",
+                                "fix the syntax; a trailing comma is a common cause"))
+        return None, problems
     except RecursionError:
-        reg.problems.append(Problem("SC301", 1, 1, "invalid JSON: nesting too deep"))
-        return reg
+        problems.append(Problem(invalid, 1, 1, "invalid JSON: nesting too deep"))
+        return None, problems
     for dpath, (line, col) in doc.duplicates:
-        reg.problems.append(Problem("SC303", line, col, f"duplicate key at {pointer(dpath)}",
-                                    "keep one"))
+        problems.append(Problem(dup, line, col, f"duplicate key at {pointer(dpath)}", "keep one"))
     from jsonschema import Draft202012Validator, FormatChecker
 
-    validator = Draft202012Validator(schema(), format_checker=FormatChecker())
+    validator = Draft202012Validator(schema_doc, format_checker=FormatChecker())
     for err in sorted(validator.iter_errors(doc.value), key=lambda e: list(map(str, e.path))):
         line, col = doc.where(tuple(err.path))
         msg = err.message if len(err.message) <= 200 else err.message[:197] + "..."
-        reg.problems.append(Problem("SC302", line, col, f"{pointer(tuple(err.path))}: {msg}",
-                                    "see skillcheck/schemas/sources.schema.json"))
+        problems.append(Problem(schema_code, line, col, f"{pointer(tuple(err.path))}: {msg}",
+                                f"see {schema_rel}"))
+    return doc, problems
+
+
+def load_registry(path: Path) -> Registry:
+    """Read and validate a sources.json; problems never raise."""
+    reg = Registry()
+    doc, reg.problems = read_json(path, schema(), "skillcheck/schemas/sources.schema.json",
+                                  ("SC301", "SC302", "SC303"))
+    if doc is None:
+        return reg
     data = doc.value
     items = data.get("sources") if isinstance(data, dict) else None
     if not isinstance(items, list):

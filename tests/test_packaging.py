@@ -24,6 +24,7 @@ def test_package_data_is_found_through_importlib_resources() -> None:
     schema = pkg.joinpath("schemas", "sources.schema.json")
     assert schema.is_file()
     assert json.loads(schema.read_text(encoding="utf-8"))["$schema"].startswith("http")
+    assert pkg.joinpath("schemas", "gpus.schema.json").is_file()
     manifests = pkg.joinpath("engines", "manifests")
     found = sorted(p.name for p in manifests.iterdir() if p.name.endswith(".json"))
     assert found == MANIFESTS and len(found) >= 4
@@ -56,6 +57,7 @@ def test_wheel_ships_schema_manifests_and_entry_point(wheel: Path) -> None:
     with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())
         assert "skillcheck/schemas/sources.schema.json" in names
+        assert "skillcheck/schemas/gpus.schema.json" in names
         assert {f"skillcheck/engines/manifests/{m}" for m in MANIFESTS} <= names
         assert "skillcheck/py.typed" in names
         (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]

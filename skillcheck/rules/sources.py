@@ -4,6 +4,10 @@ These rules apply to a skill that has a ``data/sources.json``. The pack proper (
 the files under references/, assets/, data/ and scripts/) must register every external URL it
 holds; a page cites a source with a reference-style link whose label is the source id and whose
 definition (in the page's ``## Sources`` section) repeats the registered URL.
+
+The data tables beside it (``data/gpus.json``, ``data/models.json``) are checked whenever they
+are present and skillcheck ships their schema: JSON, schema, unique ids, and (with a registry)
+that every id in an entry's ``sources`` is registered; those ids count as cited.
 """
 
 from __future__ import annotations
@@ -12,6 +16,13 @@ import datetime as dt
 from collections.abc import Iterator
 
 from skillcheck.context import Context
+from skillcheck.datafiles import (
+    DATA_TABLES,
+    UNKNOWN_SOURCE,
+    DataTable,
+    data_rel,
+    load_table,
+)
 from skillcheck.diagnostics import Diagnostic
 from skillcheck.registry import checker, declare
 from skillcheck.sources import (
@@ -34,6 +45,10 @@ declare("SC307", "url-unregistered", "error", "An external URL in the pack is no
 declare("SC308", "source-uncited", "warning", "A registered source is cited nowhere in the pack.")
 declare("SC309", "source-stale", "warning", "A source's 'checked' date is older than source-max-age-days (180).")
 declare("SC310", "citation-outside-sources", "warning", "A citation definition is not in the page's '## Sources' section.")
+declare("SC311", "data-invalid-json", "error", "A data table (data/gpus.json, data/models.json) is not valid JSON (or cannot be read).")
+declare("SC312", "data-schema", "error", "An entry of a data table breaks its JSON Schema (the JSON path and line are given).")
+declare("SC313", "data-duplicate-id", "error", "Two entries of a data table share an id (or a JSON key repeats).")
+declare("SC314", "data-unknown-source", "error", "A data table cites a source id that is not in data/sources.json.")
 
 
 def _in_pack(rel: str, skill_md: str | None) -> bool:
@@ -67,9 +82,40 @@ def _registry(ctx: Context) -> Registry:
     return reg
 
 
+def _table(ctx: Context, stem: str) -> DataTable | None:
+    """load_table, memoised by the file's content like the registry."""
+    from skillcheck import memo as memo_mod
+
+    path = ctx.skill.root / data_rel(stem)
+    memo = memo_mod.for_config(ctx.config, memo_mod.scope_of(ctx.skill.root))
+    if memo is None:
+        return load_table(path, stem)
+    try:
+        k = memo_mod.key(f"table-{stem}", path.read_bytes())
+    except OSError:
+        return load_table(path, stem)
+    table = memo.get(k)
+    if not isinstance(table, DataTable):
+        table = load_table(path, stem)
+        if table is None:
+            return None
+        memo.put(k, table)
+    return table
+
+
 @checker("SC3")
 def check_sources(ctx: Context) -> Iterator[Diagnostic]:
     skill = ctx.skill
+    tables: list[DataTable] = []
+    for stem in sorted(DATA_TABLES):
+        if data_rel(stem) not in skill.files:
+            continue
+        table = _table(ctx, stem)
+        if table is None:
+            continue  # no schema shipped for this table
+        tables.append(table)
+        for p in table.problems:
+            yield ctx.diag(table.rel, p.line, p.column, p.code, p.message, p.hint)
     if SOURCES_REL not in skill.files:
         return
     reg = _registry(ctx)
@@ -79,6 +125,14 @@ def check_sources(ctx: Context) -> Iterator[Diagnostic]:
         return
     allow = ctx.config.url_allowlist
     cited: set[str] = set()
+    for table in tables:
+        for c in table.citations:
+            if c.source_id in reg.entries:
+                cited.add(c.source_id)
+                continue
+            yield ctx.diag(table.rel, c.line, c.column, UNKNOWN_SOURCE,
+                           f"{c.pointer}: '{c.source_id}' is not a source id in "
+                           f"{SOURCES_REL}", "register the source there, or fix the id")
     for rel, doc in sorted(ctx.docs.items()):
         if not _in_pack(rel, skill.skill_md):
             continue
