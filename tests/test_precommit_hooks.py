@@ -1,6 +1,7 @@
 """``.pre-commit-hooks.yaml``: valid for pre-commit's hook schema, and the ``skillcheck`` hook's
 entry, run as pre-commit runs it (no file names, from the repository root), passes on a clean
-skill and fails on a broken one."""
+skill and fails on a broken one. ``.pre-commit-config.yaml``, the hooks this repository runs on
+itself: each pinned to the commit of a tag, and able to pass without the repository installed."""
 
 from __future__ import annotations
 
@@ -15,12 +16,19 @@ from typing import Any
 import pytest
 import yaml
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
 from skillcheck.config import load as load_config
 from skillcheck.engine import run
 
 from .conftest import FIXTURES, ROOT
 
 HOOKS_FILE = ROOT / ".pre-commit-hooks.yaml"
+CONFIG_FILE = ROOT / ".pre-commit-config.yaml"
+FROZEN_REV = re.compile(r"^\s+rev: ([0-9a-f]{40})\s+# frozen: v\d+\.\d+\.\d+$", re.M)
 REQUIRED = {"id", "name", "entry", "language"}
 # the keys of a hook definition in pre-commit's manifest schema (pre_commit/clientlib.py)
 ALLOWED = REQUIRED | {
@@ -112,3 +120,51 @@ def test_hook_entry_is_a_real_command(hook_id: str) -> None:
                           capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith(f"Usage: python -m skillcheck {argv[1]} ")
+
+
+def config_hooks() -> dict[str, dict[str, Any]]:
+    data = yaml.safe_load(CONFIG_FILE.read_text(encoding="utf-8"))
+    assert isinstance(data, dict) and isinstance(data["repos"], list)
+    by_id: dict[str, dict[str, Any]] = {}
+    for repo in data["repos"]:
+        assert repo["repo"].startswith("https://github.com/"), repo["repo"]
+        for hook in repo["hooks"]:
+            assert hook["id"] not in by_id
+            by_id[hook["id"]] = {**hook, "repo": repo["repo"], "rev": repo["rev"]}
+    return by_id
+
+
+def test_config_pins_every_hook_repository_to_a_tagged_commit() -> None:
+    text = CONFIG_FILE.read_text(encoding="utf-8")
+    revs = [str(r["rev"]) for r in yaml.safe_load(text)["repos"]]
+    assert revs and sorted(revs) == sorted(FROZEN_REV.findall(text))  # rev: <commit>  # frozen: vX
+
+
+def test_config_runs_zizmor_ruff_check_and_mypy() -> None:
+    by_id = config_hooks()
+    assert set(by_id) == {"zizmor", "ruff-check", "mypy"}  # ruff-format: not enforced yet
+    assert by_id["zizmor"]["repo"].endswith("/zizmorcore/zizmor-pre-commit")
+    assert "--offline" in by_id["zizmor"]["args"]  # a commit needs no network or token
+    assert by_id["ruff-check"]["repo"].endswith("/astral-sh/ruff-pre-commit")
+    assert "args" not in by_id["ruff-check"]  # the configuration of [tool.ruff], as in CI
+
+
+def distribution(requirement: str) -> str:
+    """The normalised distribution name of a requirement: ``PyYAML>=6.0`` -> ``pyyaml``."""
+    match = re.match(r"[A-Za-z0-9._-]+", requirement)
+    assert match, requirement
+    return re.sub(r"[-_.]+", "-", match.group(0)).lower()
+
+
+def test_mypy_hook_checks_the_package_as_ci_does() -> None:
+    hook = config_hooks()["mypy"]
+    assert hook["repo"].endswith("/pre-commit/mirrors-mypy")
+    # no file names and no extra flags: `mypy` with [tool.mypy] (strict, packages = skillcheck)
+    assert hook["args"] == [] and hook["pass_filenames"] is False
+    assert re.search(hook["files"], "skillcheck/engine.py")
+    assert re.search(hook["files"], "pyproject.toml")
+    # pre-commit's environment holds only these: every runtime dependency must be among them
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    installed = {distribution(r) for r in hook["additional_dependencies"]}
+    assert {distribution(r) for r in project["dependencies"]} <= installed
+    assert "types-pyyaml" in installed
