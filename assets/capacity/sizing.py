@@ -58,11 +58,11 @@ DEFAULT_RESERVE_GIB = {"vllm": 4.0, "sglang": 0.0}
 # SGLang 0.5.23
 SGLANG_PAGE_SIZE = 1
 SGLANG_SWA_FULL_TOKENS_RATIO = 0.8   # sglang/srt/arg_groups/fields/schedule.py:150-161
-# Architectures SGLang serves with its hybrid SWA pool (model_config.py:88-96, 2651-2699);
-# Gemma 2/3 are opted out (model_overrides/gemma2_gemma3.py:14-26) and get a full pool.
+# Some architectures SGLang serves with its hybrid SWA pool (model_config.py:88-96, 2651-2699);
+# Gemma 2/3 are opted out (model_overrides/gemma2_gemma3.py:13-26) and get a full pool.
 SGLANG_HYBRID_SWA_ARCHS = frozenset({
-    "GptOssForCausalLM", "Llama4ForConditionalGeneration", "Gemma4ForCausalLM",
-    "Gemma4ForConditionalGeneration", "Step3p5ForCausalLM", "MiMoV2FlashForCausalLM",
+    "GptOssForCausalLM", "GraniteSWAForCausalLM", "GraniteMoeSWAForCausalLM",
+    "Gemma4ForCausalLM", "Gemma4ForConditionalGeneration", "Step3p5ForCausalLM",
 })
 
 ASSUMPTIONS: dict[str, dict[str, str]] = {
@@ -82,7 +82,7 @@ ASSUMPTIONS: dict[str, dict[str, str]] = {
         "rule": "page = kv_heads_per_gpu x block_size x (head_size + head_size_v) x dtype bytes; "
                 "MLA has head_size_v = 0; fp8 is per-tensor (no per-token scale bytes)",
         "source": "vllm-src-kv-cache-interface",
-        "where": "vllm/v1/kv_cache_interface.py:585-602, 743, 119-175",
+        "where": "vllm/v1/kv_cache_interface.py:585-601, 743, 121-148",
     },
     "mla_not_split": {
         "rule": "MLA spec: num_kv_heads=1, max_tp_shards=1: every TP rank holds the whole latent",
@@ -114,7 +114,7 @@ ASSUMPTIONS: dict[str, dict[str, str]] = {
         "rule": "full and sliding layers form groups of equal size (the smaller count, or the "
                 "larger when it is under 1.5x the smaller); each group draws blocks from one pool",
         "source": "vllm-src-kv-cache-planning",
-        "where": "vllm/v1/core/kv_cache_planning.py:516-534",
+        "where": "vllm/v1/core/kv_cache_planning.py:521-534",
     },
     "vllm_sliding_window": {
         "rule": "a sliding layer holds cdiv(min(window - 1 + in-flight tokens, context), "
@@ -147,13 +147,13 @@ ASSUMPTIONS: dict[str, dict[str, str]] = {
                 "max_bs x 2, + 8 per prefill graph size or 1536 with MLA), at least 10240 above "
                 "60 GiB",
         "source": "sglang-src-memory-hook",
-        "where": "python/sglang/srt/arg_groups/memory_hook.py:83-178, 281-345, 349-392",
+        "where": "python/sglang/srt/arg_groups/memory_hook.py:89-178, 281-344, 357-399",
     },
     "sglang_cell_size": {
         "rule": "bytes per token = kv_heads_per_gpu x (head_dim + v_head_dim) x layers x dtype "
                 "bytes; MLA: (kv_lora_rank + qk_rope_head_dim) x layers x dtype bytes",
         "source": "sglang-src-pool-configurator",
-        "where": "python/sglang/srt/model_executor/pool_configurator.py:376-384, 491-498, 642",
+        "where": "python/sglang/srt/model_executor/pool_configurator.py:379-384, 491-498, 642",
     },
     "sglang_swa_pool": {
         "rule": "hybrid SWA pool: full tokens = available // (full layers x per-layer bytes + "
@@ -811,7 +811,11 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:
         print(f"sizing.py: error: {exc}", file=sys.stderr)
         return 2
-    print(json.dumps(res.data, indent=2) if args.json else render(res.data))
+    try:
+        print(json.dumps(res.data, indent=2) if args.json else render(res.data), flush=True)
+    except BrokenPipeError:  # e.g. piped into head
+        sys.stderr.close()
+        return 0 if res.problem is None else 2
     if res.problem:
         print(f"sizing.py: {res.problem}", file=sys.stderr)
         return 2
