@@ -521,6 +521,7 @@ class Inputs:
     model: Model
     gpu_name: str
     gpu_bytes: int
+    gpu_memory_from: str
     gpus: int
     tp: int
     weight_dtype: str
@@ -547,7 +548,8 @@ def size(inp: Inputs) -> Result:
     out: dict[str, Any] = {
         "model": m.id, "model_name": m.name, "architecture": m.architecture,
         "attention": m.attention, "engine": inp.engine, "gpu": inp.gpu_name,
-        "gpu_memory_bytes": inp.gpu_bytes, "gpus": inp.gpus, "tp": tp,
+        "gpu_memory_bytes": inp.gpu_bytes, "gpu_memory_from": inp.gpu_memory_from,
+        "gpus": inp.gpus, "tp": tp,
         "replicas": inp.gpus // tp, "weight_dtype": inp.weight_dtype, "kv_dtype": inp.kv_dtype,
         "context": ctx, "num_layers": m.num_layers, "full_attention_layers": m.full_layers,
         "sliding_window_layers": m.sliding_layers, "sliding_window": m.window,
@@ -748,13 +750,14 @@ def inputs_from_args(a: argparse.Namespace) -> Inputs:
         model.params_total, model.params_note = a.params, "--params"
     if a.gpu is None and a.gpu_memory_gib is None:
         raise InputError("give --gpu ID (from data/gpus.json) or --gpu-memory-gib")
-    gpu_name, gpu_bytes = ("custom", 0)
+    gpu_name, gpu_bytes, mem_from = "custom", 0, "--gpu-memory-gib"
     if a.gpu is not None:
         gpu_name, gpu_bytes = resolve_gpu(a.gpu, data_dir)
+        mem_from = "gpus.json"
     if a.gpu_memory_gib is not None:
         if a.gpu_memory_gib <= 0:
             raise InputError("--gpu-memory-gib must be positive")
-        gpu_bytes = int(a.gpu_memory_gib * GIB)
+        gpu_bytes, mem_from = int(a.gpu_memory_gib * GIB), "--gpu-memory-gib"
     tp = a.tp or a.gpus or 1
     gpus = a.gpus or tp
     if gpus % tp:
@@ -763,7 +766,8 @@ def inputs_from_args(a: argparse.Namespace) -> Inputs:
     if not context:
         raise InputError(f"model '{model.id}' has no max context; pass --context")
     reserve = a.reserve_gib if a.reserve_gib is not None else DEFAULT_RESERVE_GIB[a.engine]
-    return Inputs(model=model, gpu_name=gpu_name, gpu_bytes=gpu_bytes, gpus=gpus, tp=tp,
+    return Inputs(model=model, gpu_name=gpu_name, gpu_bytes=gpu_bytes, gpu_memory_from=mem_from,
+                  gpus=gpus, tp=tp,
                   weight_dtype=a.weight_dtype or model.checkpoint_dtype, kv_dtype=a.kv_dtype,
                   context=context, engine=a.engine, fraction=a.fraction, reserve_gib=reserve,
                   block_size=a.block_size, max_num_batched_tokens=a.max_num_batched_tokens)
@@ -779,8 +783,8 @@ def render(d: dict[str, Any]) -> str:
                   + (f", {d['sliding_window_layers']} sliding of window {d['sliding_window']}"
                      if d["sliding_window_layers"] else "") + ")"),
         ("engine", d["engine"]),
-        ("gpu", f"{d['gpu']}, {_gib(d['gpu_memory_bytes'])}; {d['gpus']} GPUs, TP {d['tp']}, "
-                f"{d['replicas']} replica(s)"),
+        ("gpu", f"{d['gpu']}, {_gib(d['gpu_memory_bytes'])} ({d['gpu_memory_from']}); "
+                f"{d['gpus']} GPUs, TP {d['tp']}, {d['replicas']} replica(s)"),
         ("dtypes", f"weights {d['weight_dtype']}, KV {d['kv_dtype']}"),
         ("KV heads per GPU", str(d["kv_heads_per_gpu"])),
         ("KV bytes per token", f"{d['kv_bytes_per_token']:,} (whole model)"),
@@ -799,7 +803,8 @@ def render(d: dict[str, Any]) -> str:
     width = max(len(k) for k, _ in rows)
     lines = [f"{k.ljust(width)}  {v}" for k, v in rows]
     lines.append("assumptions:")
-    lines += [f"  - {a['rule']} [{a['source'] or 'assumption'}: {a['where']}]"
+    lines += [f"  - {a['rule']} [" + (f"{a['source']}: {a['where']}" if a["source"]
+                                      else "assumption") + "]"
               for a in d["assumptions"].values()]
     return "\n".join(lines)
 
