@@ -182,6 +182,44 @@ def test_sglang_default_mem_fraction_static() -> None:
     assert d["max_tokens"] == avail // (8 * 256 * 32 * 2)
 
 
+def test_sglang_mla_graph_reserve() -> None:
+    d = run_json("--model", "deepseek-v3", "--gpu", "h200-sxm", "--tp", "8", "--context", "8192",
+                 "--engine", "sglang")
+    gpu_mib = 141e9 / 2**20
+    # memory_hook.py:146-159: < 160 GiB -> chunk 8192, decode max_bs 512 at TP >= 4;
+    # memory_hook.py:309-315, 368, 389: MLA prefill graphs reserve 1536 MiB
+    reserved = 512 + 1.5 * 8192 + 8 / 8 * 1024 + 2 * 512 + 1536
+    assert d["sglang_reserved_mib"] == reserved
+    assert d["memory_fraction"] == round((gpu_mib - reserved) / gpu_mib, 3) == 0.878
+    # pool_configurator.py:379-384: (512 + 64) x 61 layers x 2 B per token, on every rank
+    assert d["max_tokens"] == d["kv_bytes_available_per_gpu"] // (576 * 61 * 2)
+
+
+def test_replicas() -> None:
+    one = run_json("--model", "llama-3.1-70b", "--gpu", "h200-sxm", "--tp", "4",
+                   "--context", "32768")
+    two = run_json("--model", "llama-3.1-70b", "--gpu", "h200-sxm", "--gpus", "8", "--tp", "4",
+                   "--context", "32768")
+    assert (one["replicas"], two["replicas"]) == (1, 2)
+    assert two["max_sequences_total"] == round(2 * one["max_sequences_at_context"], 2)
+
+
+# quantization-patterns.md, Llama 3.1 70B: totals with embeddings and LM head in BF16
+@pytest.mark.parametrize(("dtype", "page_bytes"), [
+    ("bf16", 141_107_412_992),
+    ("fp8", 72_669_806_592),     # the page adds 13,434,880 B of channel scales
+    ("int4", 39_500_398_592),
+    ("nvfp4", 42_709_041_152),
+    ("mxfp4", 40_569_946_112),
+])
+def test_weight_bytes_match_quantization_patterns(dtype: str, page_bytes: int) -> None:
+    d = run_json("--model", "llama-3.1-70b", "--gpu", "b200", "--tp", "8",
+                 "--weight-dtype", dtype, "--context", "4096")
+    # the page keeps 1,318,912 norm weights in BF16 too (the script quantizes them) and counts
+    # FP8 channel scales (the script does not): at most 13.4 MB + 1.3 MB apart
+    assert abs(d["weight_bytes"] - page_bytes) <= 13_434_880 + 1_318_912
+
+
 # ---------------------------------------------------------------- the pack's worked examples
 
 
