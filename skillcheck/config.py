@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,12 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
+
+
+def _today() -> dt.date:
+    from skillcheck import clock
+
+    return clock.today()
 
 
 class ConfigError(Exception):
@@ -48,12 +55,14 @@ class Config:
     head_unfriendly_hosts: tuple[str, ...] = ()
     success_ttl_hours: float = 24.0
     check_fragments: bool = False
+    # the day freshness rules judge dates against (SC309); not a setting
+    today: dt.date = field(default_factory=_today, metadata={"setting": False})
 
     def pins(self) -> dict[str, str]:
         return dict(self.engine_pins)
 
 
-FIELDS = {f.name: f for f in dataclasses.fields(Config)}
+FIELDS = {f.name: f for f in dataclasses.fields(Config) if f.metadata.get("setting", True)}
 
 
 def _key_name(field_name: str) -> str:

@@ -123,7 +123,7 @@ def check_sources(ctx: Context) -> Iterator[Diagnostic]:
             yield ctx.diag(rel, line, col, "SC307", f"{url} is not registered in data/sources.json",
                            "add an entry for it (or add the prefix to url-allowlist if it is an "
                            "example address)", url=url)
-    today = dt.date.today()
+    today = ctx.config.today
     max_age = ctx.config.source_max_age_days
     for sid, entry in sorted(reg.entries.items()):
         line = reg.lines.get(sid, 0)
