@@ -78,8 +78,8 @@ def _json(fence: Fence) -> tuple[int, int, str] | None:
 def _yaml(fence: Fence) -> tuple[int, int, str] | None:
     from skillcheck.rules.frontmatter import load_yaml_stream
 
-    for _code, msg, line0 in load_yaml_stream(fence.content)[1]:
-        return line0 + 1, 1, msg
+    for _code, msg, line0, col0 in load_yaml_stream(fence.content)[1]:
+        return line0 + 1, col0 + 1, msg
     return None
 
 
