@@ -16,14 +16,17 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 
+class ConfigError(Exception):
+    """A usage or configuration error: the command exits 2."""
+
+
 def _today() -> dt.date:
     from skillcheck import clock
 
-    return clock.today()
-
-
-class ConfigError(Exception):
-    """A usage or configuration error: the command exits 2."""
+    try:
+        return clock.today()
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,6 @@ FIXED_TODAY = datetime.date(2026, 12, 2)
 
 @pytest.fixture(autouse=True)
 def _fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test runs on the same day: no outcome depends on the calendar."""
-    from skillcheck import clock
-
-    monkeypatch.setattr(clock, "today", lambda: FIXED_TODAY)
+    """Every test runs on the same day, in this process and in the skillcheck processes it
+    starts: no outcome depends on the calendar."""
+    monkeypatch.setenv("SKILLCHECK_TODAY", FIXED_TODAY.isoformat())
