@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,15 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 class ConfigError(Exception):
     """A usage or configuration error: the command exits 2."""
+
+
+def _today() -> dt.date:
+    from skillcheck import clock
+
+    try:
+        return clock.today()
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 @dataclass(frozen=True)
@@ -48,12 +58,14 @@ class Config:
     head_unfriendly_hosts: tuple[str, ...] = ()
     success_ttl_hours: float = 24.0
     check_fragments: bool = False
+    # the day freshness rules judge dates against (SC309); not a setting
+    today: dt.date = field(default_factory=_today, metadata={"setting": False})
 
     def pins(self) -> dict[str, str]:
         return dict(self.engine_pins)
 
 
-FIELDS = {f.name: f for f in dataclasses.fields(Config)}
+FIELDS = {f.name: f for f in dataclasses.fields(Config) if f.metadata.get("setting", True)}
 
 
 def _key_name(field_name: str) -> str:

@@ -216,6 +216,13 @@ class ReadResult:
     problem: Diagnostic | None
 
 
+def _position(data: bytes, offset: int) -> tuple[int, int]:
+    """1-based line and column (in characters, as every other position) of a byte offset."""
+    start = data.rfind(b"\n", 0, offset) + 1
+    return (data.count(b"\n", 0, offset) + 1,
+            len(data[start:offset].decode("utf-8", errors="replace")) + 1)
+
+
 def read_markdown(path: Path, display: str, max_bytes: int) -> ReadResult:
     try:
         size = path.stat().st_size
@@ -237,15 +244,15 @@ def read_markdown(path: Path, display: str, max_bytes: int) -> ReadResult:
                                                  "check permissions"))
     if b"\x00" in data:
         off = data.index(b"\x00")
+        line, col = _position(data, off)
         return ReadResult(None, data, Diagnostic(
-            display, data.count(b"\n", 0, off) + 1, 0, "SC222", Severity.ERROR,
+            display, line, col, "SC222", Severity.ERROR,
             f"binary data (NUL byte at byte offset {off})",
             "Markdown files must be text; move binary files out of the Markdown"))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        line, col = _position(data, exc.start)
         return ReadResult(None, data, Diagnostic(
             display, line, col, "SC221", Severity.ERROR,
             f"not valid UTF-8: byte 0x{data[exc.start]:02x} at byte offset {exc.start}",

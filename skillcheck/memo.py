@@ -10,7 +10,7 @@ from pathlib import Path
 from skillcheck.cache import PickleStore
 from skillcheck.config import Config
 
-MEMO_VERSION = "2"
+MEMO_VERSION = "3"
 MAX_ENTRIES = 20_000
 
 

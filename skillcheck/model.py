@@ -17,7 +17,7 @@ from skillcheck.slugs import Slugger
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
-PARSER_VERSION = "2"
+PARSER_VERSION = "3"
 
 
 @dataclass
@@ -105,6 +105,7 @@ _TAG_ATTR = re.compile(r"\b(href|src|id|name)\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s>]+)
                        re.IGNORECASE)
 _HTML_COMMENT = re.compile(r"<!--([\s\S]*?)-->")
 _URL = re.compile(r"https?://[^\s<>()\[\]\"'`|\\]+")
+_DEF_DEST = re.compile(r"\]:[ \t]*")  # a link definition's destination follows
 _ATTR = re.compile(r"([A-Za-z_][\w-]*)\s*=\s*(\"[^\"]*\"|'[^']*'|\S+)")
 
 
@@ -223,7 +224,8 @@ def _scan_html(doc: ParsedDoc, text: str, start_line0: int, lines: list[str]) ->
             pos = tag.start(2) + m.start(2)
             if attr in ("href", "src"):
                 if name in _LINK_TAGS:
-                    line, col = loc.at(pos, m.group(2))
+                    quoted = value != m.group(2)
+                    line, col = loc.at(pos + quoted, value or m.group(2))
                     doc.links.append(Link(value, line, col, "html"))
             else:
                 line, _ = loc.at(pos, m.group(2))
@@ -328,8 +330,8 @@ def parse(text: str) -> ParsedDoc:
         line0 = mp[0]
         col = 1
         if 0 <= line0 < len(lines):
-            found = lines[line0].find("]:")
-            col = found + 3 if found >= 0 else 1
+            dest = _DEF_DEST.search(lines[line0])
+            col = dest.end() + 1 if dest else 1
         doc.definitions.append(Link(ref.get("href", ""), line0 + 1, col, "definition",
                                     normalize_label(key)))
     slugger = Slugger()

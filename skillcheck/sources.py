@@ -85,6 +85,7 @@ class Problem:
 class Registry:
     entries: dict[str, dict[str, Any]] = field(default_factory=dict)
     lines: dict[str, int] = field(default_factory=dict)
+    columns: dict[str, int] = field(default_factory=dict)  # where each entry's '{' is
     by_url: dict[str, str] = field(default_factory=dict)  # normalised url -> id
     problems: list[Problem] = field(default_factory=list)
     loaded: bool = False
@@ -155,6 +156,7 @@ def load_registry(path: Path) -> Registry:
             continue
         reg.entries[sid] = entry
         reg.lines[sid] = line
+        reg.columns[sid] = col
         if isinstance(url, str):
             key = normalize_url(url)
             if key in reg.by_url:

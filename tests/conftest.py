@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import datetime
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,3 +32,13 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def _private_cache(tmp_path_factory: pytest.TempPathFactory,
                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
+
+
+FIXED_TODAY = datetime.date(2026, 12, 2)
+
+
+@pytest.fixture(autouse=True)
+def _fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test runs on the same day, in this process and in the skillcheck processes it
+    starts: no outcome depends on the calendar."""
+    monkeypatch.setenv("SKILLCHECK_TODAY", FIXED_TODAY.isoformat())

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import datetime
 import hashlib
 import json
 import re
@@ -34,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skillcheck import clock
 from skillcheck.engines import (
     CHOICES_KNOWN,
     CHOICES_PARTIAL,
@@ -2284,7 +2284,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="llama.cpp only: the build tag (bNNNN) of the vendored commit")
     ap.add_argument("--stdout", action="store_true", help="print the manifest instead")
     args = ap.parse_args(argv)
-    generated = args.date or datetime.date.today().isoformat()
+    generated = args.date or clock.today().isoformat()
     try:
         manifest = build(args.engine, args.version, args.source, generated,
                          origin=args.origin, build_tag=args.build_tag)

@@ -9,6 +9,7 @@ Engine commands and engine config blocks are checked by :mod:`skillcheck.rules.e
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -77,8 +78,8 @@ def _json(fence: Fence) -> tuple[int, int, str] | None:
 def _yaml(fence: Fence) -> tuple[int, int, str] | None:
     from skillcheck.rules.frontmatter import load_yaml_stream
 
-    for _code, msg, line0 in load_yaml_stream(fence.content)[1]:
-        return line0 + 1, 1, msg
+    for _code, msg, line0, col0 in load_yaml_stream(fence.content)[1]:
+        return line0 + 1, col0 + 1, msg
     return None
 
 
@@ -91,13 +92,9 @@ def _toml(fence: Fence) -> tuple[int, int, str] | None:
         tomllib.loads(fence.content)
     except tomllib.TOMLDecodeError as exc:
         msg = str(exc)
-        line = 1
-        if "(at line " in msg:
-            try:
-                line = int(msg.rsplit("(at line ", 1)[1].split(",", 1)[0])
-            except ValueError:
-                line = 1
-        return line, 1, msg
+        # "Invalid value (at line 1, column 5)"
+        m = re.search(r"\(at line (\d+), column (\d+)\)$", msg)
+        return (int(m.group(1)), int(m.group(2)), msg) if m else (1, 1, msg)
     return None
 
 

@@ -200,12 +200,13 @@ def check_engine_flags(ctx: Context) -> Iterator[Diagnostic]:
                     continue
                 for p in check_config_keys(value, manifest):
                     code = "SC611" if p.kind == "deprecated-option" else "SC618"
-                    line = fence.line
+                    line, col = fence.line, 1
                     key = re.search(r"`([^`]+)`", p.message)
                     if key:
                         leaf = key.group(1).split(".")[-1]
                         for i, text in enumerate(fence.content.split("\n")):
-                            if re.match(rf"\s*{re.escape(leaf)}\s*:", text):
-                                line = fence.body_line + i
+                            at = re.match(rf"\s*(?={re.escape(leaf)}\s*:)", text)
+                            if at:
+                                line, col = fence.body_line + i, at.end() + 1
                                 break
-                    yield ctx.diag(rel, line, 1, code, p.message, p.hint)
+                    yield ctx.diag(rel, line, col, code, p.message, p.hint)

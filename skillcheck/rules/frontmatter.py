@@ -97,7 +97,7 @@ def _expanded_size(node: yaml.Node, memo: dict[int, int], depth: int = 0) -> int
 
 
 def _duplicates(node: yaml.Node, seen_nodes: set[int] | None = None
-                ) -> Iterator[tuple[str, int]]:
+                ) -> Iterator[tuple[str, yaml.Mark]]:
     seen_nodes = set() if seen_nodes is None else seen_nodes
     if id(node) in seen_nodes:
         return
@@ -107,7 +107,7 @@ def _duplicates(node: yaml.Node, seen_nodes: set[int] | None = None
         for k, v in node.value:
             if isinstance(k, yaml.ScalarNode):
                 if k.value in seen:
-                    yield k.value, k.start_mark.line
+                    yield k.value, k.start_mark
                 seen.add(k.value)
             yield from _duplicates(v, seen_nodes)
     elif isinstance(node, yaml.SequenceNode):
@@ -129,8 +129,8 @@ def load_frontmatter(raw: str) -> tuple[Any, yaml.Node | None, list[tuple[str, s
         node = loader.get_single_node()
         if node is None:
             return None, None, problems
-        for key, line in _duplicates(node):
-            problems.append(("SC105", f"duplicate key '{key}'", line))
+        for key, at in _duplicates(node):
+            problems.append(("SC105", f"duplicate key '{key}'", at.line))
         if _expanded_size(node, {}) > MAX_EXPANDED_NODES:
             problems.append(("SC106", f"aliases expand to more than {MAX_EXPANDED_NODES:,} "
                              "nodes", node.start_mark.line))
@@ -150,31 +150,34 @@ def load_frontmatter(raw: str) -> tuple[Any, yaml.Node | None, list[tuple[str, s
     return value, node, problems
 
 
-def load_yaml_stream(text: str) -> tuple[list[Any], list[tuple[str, str, int]]]:
+def load_yaml_stream(text: str) -> tuple[list[Any], list[tuple[str, str, int, int]]]:
     """Every document of a YAML stream, with the front-matter's bounds (duplicate keys and
-    alias bombs are problems too). Returns (values, problems)."""
+    alias bombs are problems too). Returns (values, problems); a problem is (code, message,
+    0-based line, 0-based column)."""
     values: list[Any] = []
-    problems: list[tuple[str, str, int]] = []
+    problems: list[tuple[str, str, int, int]] = []
     if len(text) > 4 * MAX_FRONTMATTER_CHARS:
-        return values, [("SC104", "YAML block too large to check", 0)]
+        return values, [("SC104", "YAML block too large to check", 0, 0)]
     loader = _Loader(text)
     try:
         while loader.check_node():
             node = loader.get_node()
             if node is None:
                 continue
-            for key, line in _duplicates(node):
-                problems.append(("SC105", f"duplicate key '{key}'", line))
+            for key, at in _duplicates(node):
+                problems.append(("SC105", f"duplicate key '{key}'", at.line, at.column))
             if _expanded_size(node, {}) > MAX_EXPANDED_NODES:
-                problems.append(("SC106", "aliases expand past the bound", node.start_mark.line))
+                problems.append(("SC106", "aliases expand past the bound", node.start_mark.line,
+                                 node.start_mark.column))
                 break
             values.append(loader.construct_document(node))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         msg = str(getattr(exc, "problem", None) or exc).strip()
-        problems.append(("SC104", f"invalid YAML: {msg}", mark.line if mark else 0))
+        problems.append(("SC104", f"invalid YAML: {msg}", mark.line if mark else 0,
+                         mark.column if mark else 0))
     except (RecursionError, ValueError, TypeError, OverflowError) as exc:
-        problems.append(("SC104", f"invalid YAML: {exc}", 0))
+        problems.append(("SC104", f"invalid YAML: {exc}", 0, 0))
     finally:
         loader.dispose()
     return values, problems

@@ -177,12 +177,12 @@ def check_sources(ctx: Context) -> Iterator[Diagnostic]:
             yield ctx.diag(rel, line, col, "SC307", f"{url} is not registered in data/sources.json",
                            "add an entry for it (or add the prefix to url-allowlist if it is an "
                            "example address)", url=url)
-    today = dt.date.today()
+    today = ctx.config.today
     max_age = ctx.config.source_max_age_days
     for sid, entry in sorted(reg.entries.items()):
-        line = reg.lines.get(sid, 0)
+        line, col = reg.lines.get(sid, 0), reg.columns.get(sid, 0)
         if sid not in cited:
-            yield ctx.diag(SOURCES_REL, line, 1, "SC308", f"source '{sid}' is cited nowhere",
+            yield ctx.diag(SOURCES_REL, line, col, "SC308", f"source '{sid}' is cited nowhere",
                            "cite it from a page or remove the entry")
         checked = entry.get("checked")
         if isinstance(checked, str):
@@ -191,6 +191,6 @@ def check_sources(ctx: Context) -> Iterator[Diagnostic]:
             except ValueError:
                 continue  # the schema reports the format
             if age > max_age:
-                yield ctx.diag(SOURCES_REL, line, 1, "SC309",
+                yield ctx.diag(SOURCES_REL, line, col, "SC309",
                                f"source '{sid}' was last checked {checked} ({age} days ago)",
                                f"re-verify it and update 'checked' (limit: {max_age} days)")
