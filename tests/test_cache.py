@@ -198,3 +198,18 @@ def test_environment_cache_location_is_used(tmp_path: Path,
     memo_mod._MEMOS.clear()
     assert list((tmp_path / "xdg").rglob("parse-v*-*.pickle"))
     assert os.environ["XDG_CACHE_HOME"] == str(tmp_path / "xdg")
+
+
+def test_memo_is_saved_when_the_process_ends(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    shutil.copytree(FIXTURES / "fail" / "code-python", tmp_path / "code-python")
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    res = subprocess.run([sys.executable, "-m", "skillcheck", "check", "code-python"],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+                         check=False)
+    assert res.returncode == 1 and "SC601" in res.stdout, res.stdout + res.stderr
+    (memo,) = (tmp_path / "xdg").rglob("memo-v*-*.pickle")
+    entries = pickle.loads(memo.read_bytes())
+    assert any(k.startswith("block-python:") for k in entries)
