@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import math
-import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -64,18 +62,19 @@ def _key_name(field_name: str) -> str:
 
 ALLOWED_KEYS = sorted(_key_name(n) for n in FIELDS)
 POSITIVE = {"timeout", "concurrency", "per_host"}  # zero would never finish a probe
-_CODE = re.compile(r"SC\d{1,3}")
 
 
 def _codes(value: tuple[str, ...], key: str, where: str) -> tuple[str, ...]:
     """Rule codes or prefixes, upper-cased; each must start at least one rule's code."""
+    import re
+
     from skillcheck.registry import RULES, load_builtin_rules
 
     load_builtin_rules()
     out = []
     for raw in value:
         code = raw.strip().upper()
-        if not _CODE.fullmatch(code):
+        if not re.fullmatch(r"SC\d{1,3}", code):
             raise ConfigError(f"{where}: '{key}': {raw!r} is not a rule code or prefix "
                               "(SC followed by 1 to 3 digits, e.g. SC2 or SC201)")
         if not any(c.startswith(code) for c in RULES):
@@ -101,6 +100,8 @@ def _engine_pins(value: Any, key: str, where: str) -> tuple[tuple[str, str], ...
 
 
 def _coerce(name: str, value: Any, where: str) -> Any:
+    import math
+
     default = FIELDS[name].default
     key = _key_name(name)
     if name == "engine_pins":

@@ -17,7 +17,7 @@ from skillcheck.slugs import Slugger
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
-PARSER_VERSION = "3"  # 3: github-slugger 2.0.0 anchors (other numbers, connector punctuation)
+PARSER_VERSION = "3"
 
 
 @dataclass
