@@ -7,6 +7,7 @@ import contextlib
 import hashlib
 import os
 import pickle
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,11 @@ def write_atomic(path: Path, data: bytes) -> None:
                 os.unlink(tmp)
 
 
+def _warn(message: str) -> None:
+    """A cache problem costs time, never the run: say so on stderr and go on."""
+    sys.stderr.write(f"skillcheck: warning: {message}\n")
+
+
 def content_key(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
@@ -56,11 +62,17 @@ class PickleStore:
         try:
             with open(path, "rb") as fh:
                 loaded = pickle.load(fh)
+        except FileNotFoundError:
+            return
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError,
-                ValueError, TypeError, IndexError, MemoryError):
+                ValueError, TypeError, IndexError, MemoryError) as exc:
+            _warn(f"ignoring the unreadable cache file {path} ({type(exc).__name__}); "
+                  "it is rewritten at the end of the run")
             return
         if isinstance(loaded, dict):
             self.data = loaded
+        else:
+            _warn(f"ignoring the cache file {path}: it holds no cache")
 
     def get(self, key: str) -> Any:
         value = self.data.get(key)

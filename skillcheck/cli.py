@@ -111,10 +111,6 @@ def probe(paths: tuple[str, ...], fmt: str, timeout: float | None, retries: int 
         "check_fragments": True if check_fragments else None, "strict": strict,
         "cache": False if no_cache else None}
     cfg, base = load_config(paths, overrides)
-    for key, value in (("timeout", cfg.timeout), ("concurrency", cfg.concurrency),
-                       ("per-host", cfg.per_host)):
-        if value <= 0:
-            _fail_usage(f"'{key}' must be greater than 0")
 
     @contextmanager
     def bar(total: int) -> Iterator[Callable[[int], None]]:

@@ -73,37 +73,78 @@ def _key_name(field_name: str) -> str:
 
 
 ALLOWED_KEYS = sorted(_key_name(n) for n in FIELDS)
+POSITIVE = {"timeout", "concurrency", "per_host"}  # zero would never finish a probe
+
+
+def _codes(value: tuple[str, ...], key: str, where: str) -> tuple[str, ...]:
+    """Rule codes or prefixes, upper-cased; each must start at least one rule's code."""
+    import re
+
+    from skillcheck.registry import RULES, load_builtin_rules
+
+    load_builtin_rules()
+    out = []
+    for raw in value:
+        code = raw.strip().upper()
+        if not re.fullmatch(r"SC\d{1,3}", code):
+            raise ConfigError(f"{where}: '{key}': {raw!r} is not a rule code or prefix "
+                              "(SC followed by 1 to 3 digits, e.g. SC2 or SC201)")
+        if not any(c.startswith(code) for c in RULES):
+            raise ConfigError(f"{where}: '{key}': no rule code starts with {code!r} "
+                              "(`skillcheck rules` lists them)")
+        out.append(code)
+    return tuple(out)
+
+
+def _engine_pins(value: Any, key: str, where: str) -> tuple[tuple[str, str], ...]:
+    if not isinstance(value, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in value.items()
+    ):
+        raise ConfigError(f"{where}: '{key}' must be a table of engine = \"version\"")
+    from skillcheck.engines import available
+
+    known = sorted({e for e, _ in available()})
+    for engine in value:
+        if engine not in known:
+            raise ConfigError(f"{where}: '{key}': unknown engine {engine!r}; "
+                              f"known engines: {', '.join(known)}")
+    return tuple(sorted(value.items()))
 
 
 def _coerce(name: str, value: Any, where: str) -> Any:
+    import math
+
     default = FIELDS[name].default
     key = _key_name(name)
     if name == "engine_pins":
-        if not isinstance(value, Mapping) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in value.items()
-        ):
-            raise ConfigError(f"{where}: '{key}' must be a table of engine = \"version\"")
-        return tuple(sorted(value.items()))
+        return _engine_pins(value, key, where)
     if isinstance(default, tuple):
         if isinstance(value, str):
             value = [value]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{where}: '{key}' must be a list of strings")
+        if not all(v.strip() for v in value):
+            raise ConfigError(f"{where}: '{key}' must not hold an empty string")
+        if name in ("select", "ignore"):
+            return _codes(tuple(value), key, where)
         return tuple(value)
     if isinstance(default, bool):
         if not isinstance(value, bool):
             raise ConfigError(f"{where}: '{key}' must be true or false")
         return value
+    least = "a positive" if name in POSITIVE else "a non-negative"
     if isinstance(default, int):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ConfigError(f"{where}: '{key}' must be a non-negative integer")
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0 or (
+                value == 0 and name in POSITIVE):
+            raise ConfigError(f"{where}: '{key}' must be {least} integer")
         return value
     if isinstance(default, float):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-            raise ConfigError(f"{where}: '{key}' must be a non-negative number")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+                not math.isfinite(value) or value < 0 or (value == 0 and name in POSITIVE):
+            raise ConfigError(f"{where}: '{key}' must be {least} finite number")
         return float(value)
-    if value is not None and not isinstance(value, str):
-        raise ConfigError(f"{where}: '{key}' must be a string")
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise ConfigError(f"{where}: '{key}' must be a non-empty string")
     return value
 
 

@@ -20,7 +20,7 @@ from skillcheck.discover import (
     read_markdown,
 )
 from skillcheck.model import ParsedDoc, parse
-from skillcheck.registry import CHECKERS, load_builtin_rules
+from skillcheck.registry import CHECKERS, INTERNAL_ERROR, load_builtin_rules
 
 PARALLEL_MIN = 400
 
@@ -97,8 +97,17 @@ def _check_range(bounds: tuple[int, int]) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for i in range(*bounds):
         ctx = Context(config=config, cwd=cwd, skill=skills[i], docs=docs[i])
-        for _family, fn in CHECKERS:
-            out.extend(fn(ctx))
+        for family, fn in CHECKERS:
+            try:
+                out.extend(fn(ctx))
+            except Exception as exc:  # a bug: reported as an error, the other checkers go on
+                skill = skills[i]
+                out.append(Diagnostic(
+                    skill.display(skill.skill_md or "SKILL.md"), 0, 0, INTERNAL_ERROR,
+                    Severity.ERROR,
+                    f"internal error: the {family}xx checker {fn.__module__}.{fn.__name__} "
+                    f"raised {type(exc).__name__}: {exc}"[:300],
+                    "a bug in skillcheck: please report it with the skill that triggers it"))
     return out
 
 
@@ -210,7 +219,8 @@ def check_loaded(loaded: Loaded, config: Config, cwd: Path,
     for s in skills:
         diagnostics.extend(s.problems)
     diagnostics.extend(_check_all(skills, loaded.docs, config, cwd))
-    diagnostics = [d for d in diagnostics if selected(d.code, config.select, config.ignore)]
+    diagnostics = [d for d in diagnostics if d.code == INTERNAL_ERROR or
+                   selected(d.code, config.select, config.ignore)]
     diagnostics = sorted(set(diagnostics), key=lambda d: (d.path, d.line, d.column, d.code,
                                                           d.message))
     return Result(diagnostics, len(skills), files, time.perf_counter() - started,

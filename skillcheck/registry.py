@@ -41,6 +41,11 @@ def declare(code: str, name: str, severity: Severity | str, summary: str) -> Rul
     return r
 
 
+INTERNAL_ERROR = declare(
+    "SC000", "internal-error", "error",
+    "A checker raised an exception: a bug in skillcheck, reported rather than hidden.").code
+
+
 def checker(family: str) -> Callable[[Checker], Checker]:
     """Register a function that checks one skill and may emit any code of ``family``."""
 

@@ -170,13 +170,15 @@ def test_parse_cache_round_trip(tmp_path: Path) -> None:
     assert code == 1 and "SC205" in out
 
 
-def test_corrupt_cache_is_ignored(tmp_path: Path) -> None:
-    d = Path(os.environ["XDG_CACHE_HOME"]) / "skillcheck"
-    d.mkdir(parents=True, exist_ok=True)
-    from skillcheck.model import PARSER_VERSION
-
-    (d / f"parse-v{PARSER_VERSION}.pickle").write_bytes(b"not a pickle")
-    assert invoke("check", str(FIXTURES / "pass" / "minimal"))[0] == 0
+def test_corrupt_cache_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    shutil.copytree(FIXTURES / "pass" / "minimal", tmp_path / "minimal")
+    assert invoke("check", str(tmp_path / "minimal"))[0] == 0
+    (real,) = (tmp_path / "cache").rglob("parse-v*-*.pickle")  # the file the run reads
+    real.write_bytes(b"not a pickle")
+    code, out, err = invoke("check", str(tmp_path / "minimal"))
+    assert code == 0 and "Traceback" not in out + err
+    assert f"ignoring the unreadable cache file {real}" in err
 
 
 def test_rules_table_in_readme_matches_registry() -> None:
@@ -192,9 +194,37 @@ def test_rules_json_lists_every_code() -> None:
     assert code == 0 and codes == sorted(codes) and "SC101" in codes and "SC503" in codes
 
 
-def test_the_pack_itself_is_clean() -> None:
+def test_the_pack_itself_is_clean(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clean as of the day its sources were last checked: SC309 (source age) depends on the
+    date, so the date is pinned to the newest 'checked' of data/sources.json, not today."""
+    import datetime as dt
+    from types import SimpleNamespace
+
+    import skillcheck.rules.sources as sources_rules
+
+    sources = json.loads((ROOT / "data" / "sources.json").read_text(encoding="utf-8"))
+    newest = max(dt.date.fromisoformat(s["checked"]) for s in sources["sources"])
+    asked: list[int] = []
+
+    class Pinned(dt.date):
+        @classmethod
+        def today(cls) -> Pinned:
+            asked.append(1)
+            return cls(newest.year, newest.month, newest.day)
+
+    from dataclasses import fields
+
+    from skillcheck.config import Config
+
+    # the day comes from SKILLCHECK_TODAY through Config.today where the configuration carries
+    # it, else from the date module of the SC309 rule
+    monkeypatch.setenv("SKILLCHECK_TODAY", newest.isoformat())
+    carried = "today" in {f.name for f in fields(Config)}
+    if not carried:
+        monkeypatch.setattr(sources_rules, "dt", SimpleNamespace(date=Pinned))
     code, out, _ = invoke("check", "--no-cache", "--strict", str(ROOT))
     assert code == 0, out
+    assert carried or asked, "SC309 no longer reads the date here: pin it where it now comes from"
 
 
 def test_python_dash_m() -> None:

@@ -7,6 +7,7 @@ import hashlib
 import os
 import re
 import shutil
+import stat
 import zipfile
 from pathlib import Path
 
@@ -94,11 +95,17 @@ def test_pack_metadata_is_fixed(tmp_path: Path) -> None:
     root = make_repo(tmp_path)
     code, out, _ = pack(root, tmp_path / "dist")
     assert code == 0
-    with zipfile.ZipFile(printed_zip(out)[0]) as zf:
+    zpath = printed_zip(out)[0]
+    # the zip itself is readable by all, as a release asset is (a temporary file is 0600)
+    assert stat.S_IMODE(zpath.stat().st_mode) == 0o644
+    with zipfile.ZipFile(zpath) as zf:
         assert zf.comment == b""
+        assert [i.filename for i in zf.infolist() if i.filename.endswith("/")] == []
         for info in zf.infolist():
             assert info.date_time == (1980, 1, 1, 0, 0, 0)
-            assert info.external_attr >> 16 == 0o100644
+            assert info.external_attr >> 16 == 0o100644  # S_IFREG | rw-r--r--
+            assert stat.S_ISREG(info.external_attr >> 16)
+            assert info.external_attr & 0xFFFF == 0  # no MS-DOS attributes (not a directory)
             assert info.create_system == 3
             assert info.compress_type == zipfile.ZIP_DEFLATED
             assert not info.is_dir()

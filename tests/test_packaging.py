@@ -34,20 +34,59 @@ def test_package_data_is_found_through_importlib_resources() -> None:
     assert pkg.joinpath("py.typed").is_file()
 
 
+def offline_env() -> dict[str, str]:
+    """The environment for a pip subprocess that must not reach any index: no index, and
+    every proxy a closed port on loopback, so that a request fails at once instead of leaking."""
+    env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")
+           and not k.startswith("PIP_")}
+    dead = "http://127.0.0.1:9"
+    env.update(PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1",
+               http_proxy=dead, https_proxy=dead, HTTP_PROXY=dead, HTTPS_PROXY=dead,
+               no_proxy="", NO_PROXY="")
+    return env
+
+
+def build_backend_is_installed() -> bool:
+    """setuptools>=77 (pyproject.toml's build requirement) in this environment: the test
+    extra installs it, so that the wheel is built with --no-build-isolation, offline."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        major = int(version("setuptools").split(".")[0])
+    except (PackageNotFoundError, ValueError):
+        return False
+    return major >= 77
+
+
+def test_the_test_extra_brings_the_build_backend() -> None:
+    """The offline build below uses the installed backend: the test extra must install the
+    one the build system asks for."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    (backend,) = data["build-system"]["requires"]
+    assert backend in data["project"]["optional-dependencies"]["test"]
+    assert build_backend_is_installed()
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A wheel built by pip from a copy of the package's sources (about 3 s)."""
+    """A wheel built by pip from a copy of the package's sources, with this environment's
+    setuptools and no index (about 3 s)."""
+    if not build_backend_is_installed():
+        pytest.skip("setuptools>=77 is not installed: pip install -e '.[test]'")
     src = tmp_path_factory.mktemp("src")
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, src / name)
     shutil.copytree(ROOT / "skillcheck", src / "skillcheck",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     out = tmp_path_factory.mktemp("wheel")
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet",
-                           "--wheel-dir", str(out), str(src)],
-                          capture_output=True, text=True, timeout=300, check=False)
-    if proc.returncode != 0 and "No matching distribution found for setuptools" in proc.stderr:
-        pytest.skip("pip cannot fetch the build backend (setuptools>=77) here: no index")
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-index",
+                           "--no-build-isolation", "--quiet", "--wheel-dir", str(out), str(src)],
+                          capture_output=True, text=True, timeout=300, check=False,
+                          env=offline_env())
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (whl,) = out.glob("skillcheck-*.whl")
     return whl

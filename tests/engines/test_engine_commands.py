@@ -107,9 +107,35 @@ def test_separators_split_commands() -> None:
     ],
 )
 def test_never_raises_on_bad_shell(text: str) -> None:
-    tokenize(text)
+    """Bad shell is handled by the tokenizer and the checker proper: no problem comes from the
+    catch-all that turns a checker bug into 'could not check'."""
+    commands, problems = tokenize(text)  # raises nothing: find_invocations hides a raise
+    assert isinstance(commands, list) and all(p.kind == "bad-quoting" for p in problems)
     for inv in find_invocations(text):
-        check_invocation(inv, load(inv.engine))
+        problems = check_invocation(inv, load(inv.engine))
+        assert all(isinstance(p, Problem) for p in problems)
+        assert not [p for p in problems if "could not check" in p.message], problems
+
+
+def test_a_checker_bug_is_reported_not_hidden(monkeypatch: pytest.MonkeyPatch) -> None:
+    import skillcheck.engines.commands as commands
+
+    def broken(self: object) -> list[Problem]:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(commands._Checker, "run", broken)
+    (inv,) = find_invocations("vllm serve m --max-num-seqs 8")
+    (problem,) = check_invocation(inv, load("vllm"))
+    assert problem.kind == "unknown-option" and (problem.line, problem.column) == (1, 1)
+    assert problem.message == "could not check this command: RuntimeError('boom')"
+
+    monkeypatch.setattr(commands, "_check_tree", lambda *a: 1 / 0)
+    monkeypatch.setattr(commands, "_check_flag_config", lambda *a: 1 / 0)
+    for engine in ("vllm", "sglang", "llama.cpp", "tensorrt-llm"):
+        got = check_config_keys({"a": 1}, load(engine))
+        assert [p.message for p in got] in (
+            [f"{engine} reads no YAML configuration file"],
+            ["could not check the config: ZeroDivisionError('division by zero')"]), engine
 
 
 def test_bad_quoting_is_a_problem_of_the_invocation() -> None:
@@ -191,4 +217,10 @@ def test_trtllm_nested_config_keys() -> None:
 @pytest.mark.parametrize("value", [None, [], "text", 3, {1: 2}, {"a": object()}])
 def test_config_check_never_raises(value: object) -> None:
     for engine in ("vllm", "sglang", "llama.cpp", "tensorrt-llm"):
-        check_config_keys(value, load(engine))
+        problems = check_config_keys(value, load(engine))
+        assert all(isinstance(p, Problem) for p in problems)
+        assert not [p for p in problems if "could not check" in p.message], (engine, problems)
+        if value is None:
+            assert problems == []
+        elif not isinstance(value, dict):
+            assert [p.message for p in problems] == ["a config file must hold a mapping of keys"]

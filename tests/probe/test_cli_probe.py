@@ -118,7 +118,7 @@ def test_options_and_config_table(tmp_path: Path, server: ProbeServer) -> None:
 def test_bad_configuration_is_a_usage_error(tmp_path: Path) -> None:
     root = _project(tmp_path, [], "concurrency = 0\n")
     code, _, err = invoke("probe", "demo", cwd=root)
-    assert code == 2 and "'concurrency' must be greater than 0" in err
+    assert code == 2 and "'concurrency' must be a positive integer" in err
     (root / "pyproject.toml").write_text("[tool.skillcheck]\nper-hostt = 3\n")
     code, _, err = invoke("probe", "demo", cwd=root)
     assert code == 2 and "unknown key 'per-hostt'" in err and "per-host" in err

@@ -64,11 +64,30 @@ def test_retry_after_http_date_is_waited(tmp_path: Path, server: ProbeServer) ->
 
 
 def test_retry_after_shared_by_the_host(tmp_path: Path, server: ProbeServer) -> None:
-    # one 429 pauses the host: the other URL of the host is not sent during the pause
-    pr = probe(tmp_path, [server.url("/ratelimit/shared/1"), server.url("/slow/0")],
-               per_host=1)
+    # one 429 pauses the host: no URL of the host is sent during the pause, not only the one
+    # that was answered 429 (bounds: 0.9 s for a 1 s pause, far below it when not shared)
+    urls = [server.url("/ratelimit/shared/1"), server.url("/slow/0"), server.url("/ok")]
+    pr = probe(tmp_path, urls, per_host=1)
     assert codes(pr) == []
-    assert len(server.hits) == 3
+    assert sorted(p for _, p in server.requests()) == sorted(
+        ["/ratelimit/shared/1", "/ratelimit/shared/1", "/slow/0", "/ok"])
+    (limited,) = [h for h in server.hits if h.path == "/ratelimit/shared/1"][:1]
+    after = [h for h in server.hits if h.at > limited.at]
+    others = [h for h in after if h.path != limited.path]
+    assert others, "no other URL of the host was sent after the 429: nothing was tested"
+    assert all(h.at - limited.at >= 0.9 for h in after), \
+        [(h.path, round(h.at - limited.at, 3)) for h in after]
+
+
+def test_retry_after_pauses_only_its_host(tmp_path: Path, server: ProbeServer,
+                                          server_factory: Callable[..., ProbeServer]) -> None:
+    other = server_factory()
+    pr = probe(tmp_path, [server.url("/ratelimit/own/1"), other.url("/ok"),
+                          other.url("/slow/0")], per_host=1)
+    assert codes(pr) == []
+    (limited,) = [h for h in server.hits if h.path == "/ratelimit/own/1"][:1]
+    # the other host's URLs went out while this host paused
+    assert len(other.hits) == 2 and all(h.at - limited.at < 0.9 for h in other.hits)
 
 
 def test_persistent_429_is_a_blocked_warning(tmp_path: Path, server: ProbeServer) -> None:

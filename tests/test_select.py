@@ -1,0 +1,88 @@
+"""``--select`` and ``--ignore`` (README: "Codes or prefixes, comma-separated or repeated"): a
+prefix is a leading part of a code, so SC2 is every SC2xx and SC20 is SC201 to SC209 but not
+SC210; ignore wins over select; a prefix that starts no rule is a usage error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from skillcheck.engine import selected
+
+from .test_cli import invoke
+
+SKILL = """---
+name: demo
+description: Demo skill. Use when testing.
+---
+
+# Demo
+
+- [gone](references/missing.md)
+- [label][no-such-label]
+"""
+
+
+@pytest.fixture
+def skill(tmp_path: Path) -> Path:
+    d = tmp_path / "not-demo"  # the name differs from the folder: SC113
+    d.mkdir()
+    (d / "SKILL.md").write_text(SKILL, encoding="utf-8")
+    return d
+
+
+def _codes(skill: Path, *options: str) -> list[str]:
+    code, out, err = invoke("check", "--no-cache", "--format", "json", *options, str(skill))
+    assert code in (0, 1), err
+    return sorted({d["code"] for d in json.loads(out)["diagnostics"]})
+
+
+@pytest.mark.parametrize(("options", "expected"), [
+    ((), ["SC113", "SC201", "SC210"]),
+    (("--select", "SC2"), ["SC201", "SC210"]),
+    (("--select", "SC20"), ["SC201"]),
+    (("--select", "SC21"), ["SC210"]),
+    (("--select", "SC201"), ["SC201"]),
+    (("--select", "sc1"), ["SC113"]),
+    (("--select", "SC113,SC210"), ["SC113", "SC210"]),
+    (("--select", "SC113", "--select", " SC210 "), ["SC113", "SC210"]),
+    (("--ignore", "SC20"), ["SC113", "SC210"]),
+    (("--ignore", "SC2"), ["SC113"]),
+    (("--select", "SC2", "--ignore", "SC201"), ["SC210"]),
+    (("--select", "SC201", "--ignore", "SC2"), []),
+    (("--ignore", "SC1,SC2"), []),
+])
+def test_prefixes(skill: Path, options: tuple[str, ...], expected: list[str]) -> None:
+    assert _codes(skill, *options) == expected
+
+
+@pytest.mark.parametrize("bad", ["SC9", "SC2x", "X1", "SC8", "2"])
+def test_a_prefix_that_starts_no_rule_is_a_usage_error(skill: Path, bad: str) -> None:
+    for option in ("--select", "--ignore"):
+        code, _, err = invoke("check", "--no-cache", option, bad, str(skill))
+        assert code == 2, err
+        assert "select" in err or "ignore" in err
+
+
+def test_the_command_line_replaces_the_file(skill: Path) -> None:
+    (skill.parent / "pyproject.toml").write_text('[tool.skillcheck]\nselect = ["SC1"]\n',
+                                                 encoding="utf-8")
+    assert _codes(skill) == ["SC113"]
+    assert _codes(skill, "--select", "SC21") == ["SC210"]
+
+
+@pytest.mark.parametrize(("code", "select", "ignore", "expected"), [
+    ("SC201", (), (), True),
+    ("SC201", ("SC2",), (), True),
+    ("SC210", ("SC20",), (), False),
+    ("SC209", ("SC20",), (), True),
+    ("SC201", ("SC1", "SC20"), (), True),
+    ("SC201", (), ("SC20",), False),
+    ("SC210", (), ("SC20",), True),
+    ("SC201", ("SC201",), ("SC2",), False),
+])
+def test_selected(code: str, select: tuple[str, ...], ignore: tuple[str, ...],
+                  expected: bool) -> None:
+    assert selected(code, select, ignore) is expected
