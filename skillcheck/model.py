@@ -17,7 +17,7 @@ from skillcheck.slugs import Slugger
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
-PARSER_VERSION = "3"
+PARSER_VERSION = "4"
 
 
 @dataclass
