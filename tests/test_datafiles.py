@@ -122,3 +122,49 @@ def test_table_without_packaged_schema_is_skipped(tmp_path: Path,
     cfg, _ = load(skill, {"cache": False})
     result = run([skill], cfg, skill, exclude_base=skill)
     assert [d.code for d in result.diagnostics] == []
+
+
+# mem_capacity of NVIDIA's AIConfigurator system files (ai-dynamo/aiconfigurator at
+# 095f58a5, aic-core/src/aiconfigurator_core/systems/*.yaml), with the file's own comment
+AIC_MEM_CAPACITY = {
+    "a100-80gb": 85_899_345_920,        # a100_sxm: "80GiB"
+    "b200": 193_273_528_320,            # b200_sxm: "180GiB"
+    "b300": 288_400_343_040,            # b300_sxm: "275040MiB reported by nvidia-smi"
+    "gb200": 198_674_743_296,           # gb200: "189471MiB reported by nvidia-smi"
+    "gb300": 298_013_687_808,           # gb300: "284208MiB reported by nvidia-smi"
+    "h100-pcie": 85_899_345_920,        # h100_pcie: "80GiB"
+    "h100-sxm": 85_899_345_920,         # h100_sxm: "80GiB"
+    "h200-sxm": 151_397_597_184,        # h200_sxm: "141GiB"
+    "l4": 25_769_803_776,               # l4: "24GiB"
+    "l40s": 48_305_799_168,             # l40s: "46068 MiB"
+    "rtx-pro-6000-blackwell-server": 102_641_958_912,   # "97887 MiB reported by nvidia-smi"
+}
+# ROCm's specification tables state VRAM in GiB (rocm-docs-gpu-arch-specs, rocm-docs-gpu-specs)
+ROCM_VRAM_GIB = {"mi300x": 192, "mi325x": 256, "mi355x": 288}
+
+
+def test_device_memory_is_the_sourced_capacity() -> None:
+    gpus = {g["id"]: g for g in _gpus()}
+    for gpu_id, g in gpus.items():
+        device = g["memory_device_bytes"]
+        if gpu_id in AIC_MEM_CAPACITY:
+            assert device == AIC_MEM_CAPACITY[gpu_id], gpu_id
+            assert "nvidia-aiconfigurator-systems" in g["sources"], gpu_id
+        elif gpu_id in ROCM_VRAM_GIB:
+            assert device == ROCM_VRAM_GIB[gpu_id] * 2**30 == g["memory_bytes"], gpu_id
+        else:
+            assert device is None, gpu_id
+            assert "memory_device_bytes null" in g["note"], gpu_id
+        assert device is None or "memory_device_bytes" in g["note"], gpu_id
+
+
+def test_schema_rejects_a_non_integer_device_memory() -> None:
+    schema = data_schema("gpus")
+    assert schema is not None
+    doc = json.loads(GPUS.read_text(encoding="utf-8"))
+    doc["gpus"][0]["memory_device_bytes"] = 80.5
+    doc["gpus"][1]["memory_device_bytes"] = 0
+    del doc["gpus"][2]["memory_device_bytes"]
+    errors = sorted(list(e.path) for e in Draft202012Validator(schema).iter_errors(doc))
+    assert errors == [["gpus", 0, "memory_device_bytes"], ["gpus", 1, "memory_device_bytes"],
+                      ["gpus", 2]]
