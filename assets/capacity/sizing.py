@@ -32,8 +32,8 @@ from typing import Any
 GIB = 1 << 30
 MIB = 1 << 20
 
-# Bytes per parameter. Quantized formats hold the linear and expert weights; embeddings and the
-# LM head stay 16-bit (see "embeddings" in ASSUMPTIONS).
+# Bytes per parameter. Quantized formats hold the linear and expert weights; embeddings, the
+# LM head and the norms stay 16-bit (see "embeddings" in ASSUMPTIONS).
 WEIGHT_BYTES: dict[str, float] = {
     "bf16": 2.0,
     "fp16": 2.0,
@@ -173,8 +173,9 @@ ASSUMPTIONS: dict[str, dict[str, str]] = {
         "source": "", "where": "assumption",
     },
     "embeddings": {
-        "rule": "with a quantized weight dtype, embeddings and LM head stay 16-bit: vLLM's "
-                "quantization methods cover linear and expert layers only",
+        "rule": "with a quantized weight dtype, embeddings, LM head and the (2 x layers + 1) x "
+                "hidden RMSNorm weights stay 16-bit: vLLM's quantization methods cover linear "
+                "and expert layers only",
         "source": "vllm-src-fp8-quant",
         "where": "vllm/model_executor/layers/quantization/fp8.py:177-198",
     },
@@ -467,8 +468,9 @@ def weight_bytes(m: Model, dtype: str) -> int:
     if per >= 2.0:
         return int(m.params_total * per)
     embed = m.vocab_size * m.hidden_size * (1 if m.tie_word_embeddings else 2)
-    embed = min(embed, m.params_total)
-    return int((m.params_total - embed) * per + embed * 2)
+    norms = (2 * m.num_layers + 1) * m.hidden_size   # two RMSNorms per layer and the final one
+    keep = min(embed + norms, m.params_total)
+    return int((m.params_total - keep) * per + keep * 2)
 
 
 def kv_heads_per_gpu(m: Model, tp: int) -> int:
