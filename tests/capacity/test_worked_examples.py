@@ -415,7 +415,9 @@ def test_disaggregated_decode_pool() -> None:
 
 def test_edge_cpu_kv_per_token() -> None:
     # inputs: llama-3.1-8b, f16 KV (the same bytes as BF16), TP 1
-    d = _calc(("--model", "llama-3.1-8b", "--gpu-memory-gib", "1000", "--context", "8192"))
+    d = command_on(EDGE, "python3 assets/capacity/sizing.py --model llama-3.1-8b "
+                         "--gpu-memory-gib 16 --weight-bytes 4910000000 --context 8192")
+    assert d["fits"]
     per = d["kv_bytes_per_token"]
     shows(EDGE, f"2 x 32 layers x 8 heads x 128 x 2 B = {per:,} B = {per // 1024} KiB")
     shows(EDGE, f"8,192 x {per:,} B = {8192 * per:,} B = {gib(8192 * per)} GiB")
@@ -494,3 +496,27 @@ def test_template_expected_output_is_the_output() -> None:
     m = _module()
     out = m.render(calc(PAR_COMMAND)).splitlines()
     assert out[:len(expected)] == expected
+
+
+# ---------------------------------------------------------------- figures other pages carry
+
+
+def test_other_pages_carry_the_same_figures() -> None:
+    # inputs: llama-3.1-8b BF16 KV; llama-3.1-70b BF16 weights (TP 4); the decode pool above
+    b8 = _calc(("--model", "llama-3.1-8b", "--gpu-memory-gib", "1000", "--context", "8192"))
+    per = b8["kv_bytes_per_token"]
+    shows("assets/batching/template-batching-config.md",
+          f"50 GiB of KV at {per // 1024} KiB per token = {50 * GIB // per:,} tokens")
+    shows("references/batching-and-scheduling.md", f"KV cache: {per // 1024} KiB per token")
+    w = _calc(("--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--tp", "4", "--context", "8192"))
+    shows("references/infrastructure-tuning.md",
+          f"{gb(w['weight_bytes'], 1)} GB of safetensors ({gib(w['weight_bytes'], 1)} GiB); "
+          "TP 4 on H100")
+    shows("references/infrastructure-tuning.md", f"({gb(w['weight_bytes_per_gpu'], 1)} GB per GPU")
+    pool = _calc(("--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--tp", "4", "--context", "8400",
+                  "--kv-dtype", "fp8", "--weight-bytes", str(FP8_70B_BYTES)))
+    room = pool["kv_bytes_available_per_gpu"]
+    shows("assets/serving/template-disaggregated-serving.md",
+          f"2 x 80 x 8 x 128 x 1 = {pool['kv_bytes_per_token']:,} B")
+    shows("assets/serving/template-disaggregated-serving.md",
+          f"4 x {gib(room)} GiB = {gb(4 * room, 0)} GB (H100, TP4, FP8 weights")
