@@ -1,9 +1,12 @@
-"""The data tables (data/gpus.json): schema, the repository's own table, and SC311-SC314."""
+"""The data tables (data/gpus.json): schema, the repository's own table, SC311-SC314, and the
+hardware table of references/gpu-optimization-checklists.md, which prints its figures."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -168,3 +171,81 @@ def test_schema_rejects_a_non_integer_device_memory() -> None:
     errors = sorted(list(e.path) for e in Draft202012Validator(schema).iter_errors(doc))
     assert errors == [["gpus", 0, "memory_device_bytes"], ["gpus", 1, "memory_device_bytes"],
                       ["gpus", 2]]
+
+
+# ---------------------------------------------------------------- the page's hardware table
+
+GPU_PAGE = ROOT / "references" / "gpu-optimization-checklists.md"
+ROW_IDS = {
+    "A100 80GB SXM": "a100-80gb", "H100 SXM": "h100-sxm", "H100 PCIe": "h100-pcie",
+    "H200 SXM": "h200-sxm", "L40S": "l40s", "L4": "l4", "B200 (HGX/DGX)": "b200",
+    "GB200 (per GPU)": "gb200", "B300 (HGX)": "b300", "GB300 (per GPU)": "gb300",
+    "RTX PRO 6000 Blackwell Server": "rtx-pro-6000-blackwell-server", "MI300X": "mi300x",
+    "MI325X": "mi325x", "MI355X": "mi355x",
+}
+UNIT = {"GB": 10**9, "GiB": 2**30, "MiB": 2**20}
+
+
+def _hardware_rows() -> list[dict[str, str]]:
+    lines = GPU_PAGE.read_text(encoding="utf-8").splitlines()
+    head = next(i for i, s in enumerate(lines) if s.startswith("| GPU | Arch (CC / gfx) |"))
+    names = [c.strip() for c in lines[head].strip("|").split("|")]
+    rows = []
+    for line in lines[head + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append(dict(zip(names, (c.strip() for c in line.strip("|").split("|")),
+                             strict=True)))
+    return rows
+
+
+def _number(cell: str) -> float | None:
+    return None if cell in ("—", "n/v") else float(cell.replace(",", ""))
+
+
+def _rate_gbps(text: str) -> float:
+    value, unit = text.split()
+    return float(Decimal(value.replace(",", "")) * (1000 if unit == "TB/s" else 1))
+
+
+def test_hardware_table_prints_gpus_json() -> None:
+    gpus = {g["id"]: g for g in _gpus()}
+    rows = _hardware_rows()
+    assert [r["GPU"] for r in rows] == list(ROW_IDS)
+    for row in rows:
+        g = gpus[ROW_IDS[row["GPU"]]]
+        where = row["GPU"]
+        # Arch: compute capability or gfx target
+        assert row["Arch (CC / gfx)"].split(", ")[1] == (g["compute_capability"]
+                                                         or g["gfx_target"]), where
+        # Memory: the vendor's figure in the vendor's unit, then the memory type if printed
+        mem = re.fullmatch(r"([\d,.]+) (GB|GiB|MiB)(?: (\S+))?(?: \(.*\))?", row["Memory"])
+        assert mem, where
+        assert float(mem[1].replace(",", "")) * UNIT[mem[2]] == g["memory_bytes"], where
+        assert mem[3] is None or mem[3] == g["memory_type"], where
+        # Sizing memory: memory_device_bytes in GiB (2 decimals), and in MiB where printed
+        size = re.fullmatch(r"([\d.]+) GiB(?: \(([\d,]+) MiB\))?", row["Sizing memory"])
+        assert size, where
+        assert float(size[1]) == round(g["memory_device_bytes"] / 2**30, 2), where
+        if size[2]:
+            assert int(size[2].replace(",", "")) * 2**20 == g["memory_device_bytes"], where
+        bw = row["Mem BW"]
+        assert (None if bw == "n/v" else _rate_gbps(bw)) == g["memory_bandwidth_gbps"], where
+        for col, key in (("BF16", "bf16_dense_tflops"), ("FP8", "fp8_dense_tflops"),
+                         ("FP4", "fp4_dense_tflops")):
+            assert _number(row[col]) == g[key], (where, col)
+        # Link: every rate says total or per direction and equals the table's
+        link, spec = row["Scale-up link per GPU"], g["interconnect"]
+        rates = re.findall(r"([\d.,]+ (?:TB|GB)/s) (total|per direction|per 8 GPUs)", link)
+        assert len(rates) == len(re.findall(r"[\d.,]+ (?:TB|GB)/s", link)), where
+        assert not re.search(r"\d (?:total|per direction)", link), f"{where}: rate without unit"
+        for rate, kind in rates:
+            if kind == "per 8 GPUs":
+                assert _rate_gbps(rate) == 8 * spec["gbps_total"], where
+            else:
+                key = "gbps_total" if kind == "total" else "gbps_per_direction"
+                assert _rate_gbps(rate) == spec[key], (where, kind)
+        if "BW n/v" in link:
+            assert spec["gbps_total"] is None and spec["gbps_per_direction"] is None, where
+        else:
+            assert rates, where
