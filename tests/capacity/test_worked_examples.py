@@ -161,6 +161,17 @@ def test_kv_cache_optimization_8b_on_h100() -> None:
               f"{f['max_tokens']:,}-token FP8 pool")
 
 
+def test_kv_cache_optimization_sglang_fraction_on_h100() -> None:
+    # inputs: llama-3.1-8b, h100-sxm (80 GiB = 81,920 MiB), TP 1, SGLang defaults
+    d = command_on(KV, "python3 assets/capacity/sizing.py --model llama-3.1-8b --gpu h100-sxm "
+                       "--context 32768 --engine sglang --json")
+    mib = d["gpu_memory_bytes"] // 2**20
+    reserved = d["sglang_reserved_mib"]
+    shows(KV, f"512 + 12,288 + 128 + 512 + 464 = {reserved:,.0f} MiB reserved; a device reporting "
+              f"{mib:,} MiB gets ({mib:,} - {reserved:,.0f}) / {mib:,} = "
+              f"{d['memory_fraction']:.3f}")
+
+
 # ---------------------------------------------------------------- parallelism-patterns.md
 
 PAR_COMMAND = ("python3 assets/capacity/sizing.py --model llama-3.1-70b --gpu h100-sxm --tp 4 "
@@ -508,6 +519,8 @@ def test_other_pages_carry_the_same_figures() -> None:
     shows("assets/batching/template-batching-config.md",
           f"50 GiB of KV at {per // 1024} KiB per token = {50 * GIB // per:,} tokens")
     shows("references/batching-and-scheduling.md", f"KV cache: {per // 1024} KiB per token")
+    shows("references/batching-and-scheduling.md",
+          f"128 x (2,000 + 300) tokens x 128 KiB = {gib(128 * 2300 * per, 1)} GiB < 50 GiB")
     w = _calc(("--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--tp", "4", "--context", "8192"))
     shows("references/infrastructure-tuning.md",
           f"{gb(w['weight_bytes'], 1)} GB of safetensors ({gib(w['weight_bytes'], 1)} GiB); "
