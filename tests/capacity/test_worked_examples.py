@@ -204,6 +204,12 @@ def test_parallelism_patterns_70b_worked_row() -> None:
     f = calc(PAR_COMMAND + " --kv-dtype fp8")
     shows(PAR, f"= {d['max_sequences_at_context']:.1f} full-length sequences: {seqs(d)} whole "
                f"ones ({seqs(f)} with FP8 KV)")
+    # the same row read as 80 x 10^9 B (gpus.json memory_bytes, the vendor's decimal GB)
+    vendor_gib = str(_gpu("h100-sxm")["memory_bytes"] / GIB)
+    decimal = _calc((*PAR_COMMAND.split()[2:], "--gpu-memory-gib", vendor_gib))
+    shows(PAR, f"Reading \"80 GB\" as 80 x 10^9 B = {gib(decimal['gpu_memory_bytes'], 1)} GiB "
+               f"instead takes {gib(d['budget_bytes'] - decimal['budget_bytes'], 1)} GiB of budget "
+               f"off each GPU and turns the TP 4 row's {seqs(d)} sequences into {seqs(decimal)}")
     h200 = _par("h200-sxm", "BF16", 4)
     shows(PAR, f"budget 0.92 x 80 = {gib(d['budget_bytes'], 1)} GiB and 0.92 x 141 = "
                f"{gib(h200['budget_bytes'])} GiB per GPU")
