@@ -32,8 +32,8 @@ from typing import Any
 GIB = 1 << 30
 MIB = 1 << 20
 
-# Bytes per parameter. Quantized formats hold the linear and expert weights; embeddings and the
-# LM head stay 16-bit (see "embeddings" in ASSUMPTIONS).
+# Bytes per parameter. Quantized formats hold the linear and expert weights; embeddings, the
+# LM head and the norms stay 16-bit (see "embeddings" in ASSUMPTIONS).
 WEIGHT_BYTES: dict[str, float] = {
     "bf16": 2.0,
     "fp16": 2.0,
@@ -161,14 +161,21 @@ ASSUMPTIONS: dict[str, dict[str, str]] = {
         "source": "sglang-src-pool-configurator",
         "where": "python/sglang/srt/model_executor/pool_configurator.py:786-803, 859-916",
     },
+    "gpu_memory": {
+        "rule": "--gpu takes gpus.json memory_device_bytes (device-reported, or the capacity "
+                "NVIDIA's AIConfigurator system file models) when present, else memory_bytes "
+                "(the vendor's figure); gpu_memory_from says which",
+        "source": "nvidia-aiconfigurator-systems", "where": "data/gpus.json",
+    },
     "weights": {
         "rule": "weights = params_total x bytes per parameter (MoE: every expert resident); "
                 "split evenly over TP ranks",
         "source": "", "where": "assumption",
     },
     "embeddings": {
-        "rule": "with a quantized weight dtype, embeddings and LM head stay 16-bit: vLLM's "
-                "quantization methods cover linear and expert layers only",
+        "rule": "with a quantized weight dtype, embeddings, LM head and the (2 x layers + 1) x "
+                "hidden RMSNorm weights stay 16-bit: vLLM's quantization methods cover linear "
+                "and expert layers only",
         "source": "vllm-src-fp8-quant",
         "where": "vllm/model_executor/layers/quantization/fp8.py:177-198",
     },
@@ -437,14 +444,17 @@ def resolve_model(spec: str, data_dir: Path) -> Model:
     raise _unknown("model", spec, rows, "--model")
 
 
-def resolve_gpu(spec: str, data_dir: Path) -> tuple[str, int]:
+def resolve_gpu(spec: str, data_dir: Path) -> tuple[str, int, str]:
+    """(name, bytes, field): memory_device_bytes when present, else memory_bytes."""
     rows = _entries(data_dir, "gpus.json", "gpus")
     for r in rows:
         if r["id"] == spec:
-            mem = r.get("memory_bytes")
-            if not isinstance(mem, int) or mem <= 0:
-                raise InputError(f"gpus.json entry '{spec}' has no memory_bytes")
-            return str(r.get("name") or spec), mem
+            for key in ("memory_device_bytes", "memory_bytes"):
+                mem = r.get(key)
+                if isinstance(mem, int) and not isinstance(mem, bool) and mem > 0:
+                    return str(r.get("name") or spec), mem, f"gpus.json {key}"
+            raise InputError(f"gpus.json entry '{spec}' has neither memory_device_bytes nor "
+                             "memory_bytes; pass --gpu-memory-gib")
     raise _unknown("gpu", spec, rows, "--gpu")
 
 
@@ -458,8 +468,9 @@ def weight_bytes(m: Model, dtype: str) -> int:
     if per >= 2.0:
         return int(m.params_total * per)
     embed = m.vocab_size * m.hidden_size * (1 if m.tie_word_embeddings else 2)
-    embed = min(embed, m.params_total)
-    return int((m.params_total - embed) * per + embed * 2)
+    norms = (2 * m.num_layers + 1) * m.hidden_size   # two RMSNorms per layer and the final one
+    keep = min(embed + norms, m.params_total)
+    return int((m.params_total - keep) * per + keep * 2)
 
 
 def kv_heads_per_gpu(m: Model, tp: int) -> int:
@@ -532,6 +543,7 @@ class Inputs:
     reserve_gib: float
     block_size: int | None
     max_num_batched_tokens: int | None
+    weight_bytes: int | None = None
 
 
 def size(inp: Inputs) -> Result:
@@ -542,7 +554,7 @@ def size(inp: Inputs) -> Result:
                          f"of {m.id} (vLLM and SGLang refuse it); use one of {ok}")
     kvb = KV_BYTES[inp.kv_dtype]
     layer_tok = per_layer_token_bytes(m, tp, kvb)
-    total_w = weight_bytes(m, inp.weight_dtype)
+    total_w = inp.weight_bytes if inp.weight_bytes else weight_bytes(m, inp.weight_dtype)
     w_gpu = cdiv(total_w, tp)
     reserve = int(inp.reserve_gib * GIB)
     out: dict[str, Any] = {
@@ -559,9 +571,12 @@ def size(inp: Inputs) -> Result:
         "kv_bytes_per_token_per_layer_per_gpu": layer_tok,
         "params_total": m.params_total, "params_note": m.params_note,
         "weight_bytes": total_w, "weight_bytes_per_gpu": w_gpu, "reserve_bytes": reserve,
+        "weight_bytes_from": "--weight-bytes" if inp.weight_bytes else "params x dtype bytes",
     }
     assumptions = ["kv_heads_per_gpu", "head_dim", "weights", "block_size"]
-    if WEIGHT_BYTES[inp.weight_dtype] < 2.0:
+    if inp.gpu_memory_from.startswith("gpus.json"):
+        assumptions.insert(0, "gpu_memory")
+    if WEIGHT_BYTES[inp.weight_dtype] < 2.0 and not inp.weight_bytes:
         assumptions.append("embeddings")
     if m.is_mla:
         assumptions.append("mla_not_split")
@@ -733,6 +748,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="vLLM only: sliding-window layers keep 2 x this many in-flight tokens "
                         "(default: vLLM's rule by GPU memory)")
     p.add_argument("--params", type=_params, help="parameter count, e.g. 70.6B or 70553706496")
+    p.add_argument("--weight-bytes", type=_positive_int,
+                   help="total weight bytes as loaded, scales included (e.g. a checkpoint's "
+                        "safetensors total_size); replaces params x --weight-dtype bytes")
     p.add_argument("--data", type=Path, help="folder holding models.json and gpus.json "
                    "(default: ../../data next to this script)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -752,8 +770,7 @@ def inputs_from_args(a: argparse.Namespace) -> Inputs:
         raise InputError("give --gpu ID (from data/gpus.json) or --gpu-memory-gib")
     gpu_name, gpu_bytes, mem_from = "custom", 0, "--gpu-memory-gib"
     if a.gpu is not None:
-        gpu_name, gpu_bytes = resolve_gpu(a.gpu, data_dir)
-        mem_from = "gpus.json"
+        gpu_name, gpu_bytes, mem_from = resolve_gpu(a.gpu, data_dir)
     if a.gpu_memory_gib is not None:
         if a.gpu_memory_gib <= 0:
             raise InputError("--gpu-memory-gib must be positive")
@@ -770,7 +787,8 @@ def inputs_from_args(a: argparse.Namespace) -> Inputs:
                   gpus=gpus, tp=tp,
                   weight_dtype=a.weight_dtype or model.checkpoint_dtype, kv_dtype=a.kv_dtype,
                   context=context, engine=a.engine, fraction=a.fraction, reserve_gib=reserve,
-                  block_size=a.block_size, max_num_batched_tokens=a.max_num_batched_tokens)
+                  block_size=a.block_size, max_num_batched_tokens=a.max_num_batched_tokens,
+                  weight_bytes=a.weight_bytes)
 
 
 def _gib(n: int | float) -> str:
@@ -789,8 +807,10 @@ def render(d: dict[str, Any]) -> str:
         ("KV heads per GPU", str(d["kv_heads_per_gpu"])),
         ("KV bytes per token", f"{d['kv_bytes_per_token']:,} (whole model)"),
         ("KV bytes per token per GPU", f"{d['kv_bytes_per_token_per_gpu']:,}"),
-        ("weights", f"{_gib(d['weight_bytes'])} ({d['params_total']:,} params), "
-                    f"{_gib(d['weight_bytes_per_gpu'])} per GPU"),
+        ("weights", f"{_gib(d['weight_bytes'])} ("
+                    + ("--weight-bytes" if d["weight_bytes_from"] == "--weight-bytes"
+                       else f"{d['params_total']:,} params")
+                    + f"), {_gib(d['weight_bytes_per_gpu'])} per GPU"),
         ("budget per GPU", f"{d['memory_fraction']} x {_gib(d['gpu_memory_bytes'])} = "
                            f"{_gib(d['budget_bytes'])} ({d['memory_fraction_flag']})"),
         ("reserve per GPU", f"{_gib(d['reserve_bytes'])} (--reserve-gib)"),
