@@ -78,6 +78,10 @@ def near(value: float | None, target: float, tol: float) -> bool:
     return value is not None and abs(value - target) <= tol
 
 
+def within(value: float | None, low: float, high: float) -> bool:
+    return value is not None and low <= value <= high
+
+
 # -- against the fake server -------------------------------------------------------------
 
 def test_measures_what_the_server_does(script: Path, server: FakeOpenAI,
@@ -92,14 +96,17 @@ def test_measures_what_the_server_does(script: Path, server: FakeOpenAI,
     for key in ("requests_per_s", "output_tokens_per_s", "completed", "failed", "goodput"):
         assert key in res, key
     assert (res["completed"], res["failed"]) == (8, 0)
-    assert near(res["ttft_ms"]["p50"], 200, 60)
-    assert near(res["itl_ms"]["mean"], 20, 8)
-    assert near(res["tpot_ms"]["p50"], 20, 8)
-    assert near(res["e2e_ms"]["p50"], 200 + 19 * 20, 120)
+    # The server's delays are floors: a loaded machine can only add to them, so each figure is
+    # checked tightly from below and loosely from above (still far from the neighbouring quantity:
+    # TTFT well under E2E, ITL well under TTFT).
+    assert within(res["ttft_ms"]["p50"], 195, 350)
+    assert within(res["itl_ms"]["mean"], 17, 35)
+    assert within(res["tpot_ms"]["p50"], 17, 35)
+    assert within(res["e2e_ms"]["p50"], 200 + 19 * 20 - 10, 200 + 19 * 20 + 250)
     assert res["output_tokens_from"] == ["usage"] and res["total_output_tokens"] == 160
     assert res["mean_prompt_tokens"] == 64  # the server's count, from usage
     # 4 streams, each 20 tokens per (0.2 + 19 x 0.02) s
-    assert near(res["output_tokens_per_s"], 4 * 20 / 0.58, 4 * 20 / 0.58 * 0.35)
+    assert within(res["output_tokens_per_s"], 4 * 20 / 0.58 * 0.5, 4 * 20 / 0.58 * 1.1)
     assert near(res["output_tokens_per_s"],
                 res["total_output_tokens"] / res["duration_s"], 1e-6)
     # every request met both SLOs, so goodput equals request throughput
@@ -128,10 +135,10 @@ def test_chunks_carrying_several_tokens(script: Path, server: FakeOpenAI, tmp_pa
                  "--output-tokens", "20", "--input-tokens", "16", *flags)
     assert res["completed"] == 2
     assert res["itl_from"] == [itl_from]
-    assert near(res["itl_ms"]["mean"], itl_ms, 8)
+    assert within(res["itl_ms"]["mean"], itl_ms - 4, itl_ms + 12)
     assert res["mean_output_tokens"] == tokens
     # TPOT divides decode time by output tokens - 1, whatever the chunking
-    assert near(res["tpot_ms"]["mean"], 9 * 40 / (tokens - 1), 8)
+    assert within(res["tpot_ms"]["mean"], 9 * 40 / (tokens - 1) - 4, 9 * 40 / (tokens - 1) + 12)
     opts = server.arrivals[0].body.get("stream_options")
     if "--no-usage" in flags:
         assert opts is None
@@ -155,7 +162,7 @@ def test_open_loop_keeps_its_schedule_when_the_server_slows(
     assert res["max_in_flight"] >= 10
     assert near(res["offered_requests_per_s"], 20, 10)
     assert res["schedule_lag_ms"]["p99"] < 200
-    assert near(res["ttft_ms"]["p50"], 900, 150)
+    assert within(res["ttft_ms"]["p50"], 890, 1200)
 
 
 def test_closed_loop_caps_requests_in_flight(script: Path, server: FakeOpenAI,
