@@ -125,8 +125,9 @@ ASSUMPTIONS: dict[str, dict[str, str]] = {
     },
     "vllm_max_num_batched_tokens": {
         "rule": "vllm serve default: 16384 if GPU memory >= 160 GiB; 8192 if >= 70 GiB and not "
-                "A100; 2048 otherwise",
-        "source": "vllm-src-arg-utils", "where": "vllm/engine/arg_utils.py:2973-3006",
+                "A100 or GB10; 2048 otherwise (GB10 is not in gpus.json: pass "
+                "--max-num-batched-tokens 2048)",
+        "source": "vllm-src-arg-utils", "where": "vllm/engine/arg_utils.py:2958-3006",
     },
     "vllm_capacity": {
         "rule": "concurrency = num_blocks / blocks per sequence at max_model_len; the start-up "
