@@ -39,6 +39,7 @@ from skillcheck.config import Config
 from skillcheck.probe.collect import BadURL, Target, request_key
 from skillcheck.probe.outcome import Outcome
 from skillcheck.probe.safety import DNSError, GuardedBackend, Refused, Resolver, literal_refusal
+from skillcheck.probe.transport import PoolTransport
 
 USER_AGENT = f"skillcheck/{__version__} (link checker for Agent Skills folders)"
 ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"
@@ -184,16 +185,14 @@ class Prober:
                         exc: BaseException | None, tb: TracebackType | None) -> None:
         await self.client.aclose()
 
-    def _guarded_transport(self) -> httpx.AsyncHTTPTransport:
+    def _guarded_transport(self) -> PoolTransport:
+        # every connection of the pool goes through the address check (redirect hops and
+        # kept-alive ones too): see skillcheck.probe.transport
         n = self.config.concurrency
-        transport = httpx.AsyncHTTPTransport(trust_env=False)
-        # httpx exposes no network backend; its pool is replaced by one whose every
-        # connection goes through the address check (redirect hops and kept-alive ones too)
-        transport._pool = httpcore.AsyncConnectionPool(
+        return PoolTransport(httpcore.AsyncConnectionPool(
             ssl_context=httpx.create_ssl_context(),
             max_connections=n, max_keepalive_connections=n, keepalive_expiry=5.0,
-            network_backend=GuardedBackend(self.config.allow_private, self.resolver))
-        return transport
+            network_backend=GuardedBackend(self.config.allow_private, self.resolver)))
 
     def host(self, netloc: str) -> HostState:
         state = self.hosts.get(netloc)
