@@ -77,16 +77,23 @@ class PoolTransport(httpx.AsyncBaseTransport):
         url = request.url
         core = httpcore.Request(
             method=request.method,
-            url=httpcore.URL(scheme=url.raw_scheme, host=url.raw_host, port=url.port,
-                             target=url.raw_path),
-            headers=request.headers.raw, content=_request_body(request),
-            extensions=request.extensions)
+            url=httpcore.URL(
+                scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path
+            ),
+            headers=request.headers.raw,
+            content=_request_body(request),
+            extensions=request.extensions,
+        )
         with httpx_errors():
             response = await self.pool.handle_async_request(core)
         if not isinstance(response.stream, AsyncIterable):  # pragma: no cover - an async pool
             raise TypeError("the connection pool returned a synchronous body")
-        return httpx.Response(status_code=response.status, headers=response.headers,
-                              stream=_Body(response.stream), extensions=response.extensions)
+        return httpx.Response(
+            status_code=response.status,
+            headers=response.headers,
+            stream=_Body(response.stream),
+            extensions=response.extensions,
+        )
 
     async def aclose(self) -> None:
         await self.pool.aclose()

@@ -36,8 +36,11 @@ def private_uses(path: Path, root: Path = ROOT) -> list[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     where = path.relative_to(root).as_posix()
     imported = _imports(tree)
-    found = [f"{where}:{line}: imports {name}" for line, name in imported
-             if any(_private(part) for part in name.split("."))]
+    found = [
+        f"{where}:{line}: imports {name}"
+        for line, name in imported
+        if any(_private(part) for part in name.split("."))
+    ]
     if not imported:
         return found
     for node in ast.walk(tree):
@@ -57,10 +60,15 @@ def test_no_private_httpx_or_httpcore_api(path: Path) -> None:
 def test_the_check_sees_what_it_looks_for(tmp_path: Path) -> None:
     path = tmp_path / "skillcheck" / "probe" / "example.py"
     path.parent.mkdir(parents=True)
-    path.write_text("import httpx\nfrom httpx._config import DEFAULT_LIMITS\n"
-                    "from httpcore import _api\nt = httpx.AsyncHTTPTransport()\n"
-                    "t._pool = None\nself._ok = t.__class__\n", encoding="utf-8")
+    path.write_text(
+        "import httpx\nfrom httpx._config import DEFAULT_LIMITS\n"
+        "from httpcore import _api\nt = httpx.AsyncHTTPTransport()\n"
+        "t._pool = None\nself._ok = t.__class__\n",
+        encoding="utf-8",
+    )
     where = "skillcheck/probe/example.py"
     assert private_uses(path, tmp_path) == [
-        f"{where}:2: imports httpx._config.DEFAULT_LIMITS", f"{where}:3: imports httpcore._api",
-        f"{where}:5: t._pool"]
+        f"{where}:2: imports httpx._config.DEFAULT_LIMITS",
+        f"{where}:3: imports httpcore._api",
+        f"{where}:5: t._pool",
+    ]
