@@ -58,8 +58,9 @@ def test_ci_runs_the_suite_with_the_lowest_versions_on_the_lowest_python() -> No
     job = ci["jobs"]["lowest"]
     assert job["permissions"] == {"contents": "read"}
     (setup,) = [s for s in job["steps"] if s.get("uses", "").startswith("actions/setup-python@")]
-    requires = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))[
-        "project"]["requires-python"]
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "requires-python"
+    ]
     assert requires == f">={setup['with']['python-version']}"
     script = [s["run"] for s in job["steps"] if "run" in s]
     install = next(i for i, run in enumerate(script) if "pip install" in run)

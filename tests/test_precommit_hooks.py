@@ -33,13 +33,38 @@ FROZEN_REV = re.compile(r"^\s+rev: ([0-9a-f]{40})\s+# frozen: v\d+\.\d+\.\d+$", 
 REQUIRED = {"id", "name", "entry", "language"}
 # the keys of a hook definition in pre-commit's manifest schema (pre_commit/clientlib.py)
 ALLOWED = REQUIRED | {
-    "alias", "files", "exclude", "types", "types_or", "exclude_types",
-    "additional_dependencies", "args", "always_run", "fail_fast", "pass_filenames",
-    "description", "language_version", "log_file", "require_serial", "stages", "verbose",
-    "minimum_pre_commit_version"}
-STAGES = {"commit-msg", "post-checkout", "post-commit", "post-merge", "post-rewrite",
-          "pre-commit", "pre-merge-commit", "pre-push", "pre-rebase", "prepare-commit-msg",
-          "manual"}
+    "alias",
+    "files",
+    "exclude",
+    "types",
+    "types_or",
+    "exclude_types",
+    "additional_dependencies",
+    "args",
+    "always_run",
+    "fail_fast",
+    "pass_filenames",
+    "description",
+    "language_version",
+    "log_file",
+    "require_serial",
+    "stages",
+    "verbose",
+    "minimum_pre_commit_version",
+}
+STAGES = {
+    "commit-msg",
+    "post-checkout",
+    "post-commit",
+    "post-merge",
+    "post-rewrite",
+    "pre-commit",
+    "pre-merge-commit",
+    "pre-push",
+    "pre-rebase",
+    "prepare-commit-msg",
+    "manual",
+}
 
 
 def hooks() -> dict[str, dict[str, Any]]:
@@ -88,8 +113,15 @@ def run_hook(hook: dict[str, Any], cwd: Path) -> subprocess.CompletedProcess[str
     assert argv[0] == "skillcheck"
     env = dict(os.environ, NO_COLOR="1")
     env.pop("GITHUB_TOKEN", None)
-    return subprocess.run([sys.executable, "-m", "skillcheck", *argv[1:]], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "skillcheck", *argv[1:]],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def _repository_is_clean() -> bool:
@@ -117,8 +149,13 @@ def test_check_hook_blocks_a_broken_skill() -> None:
 @pytest.mark.parametrize("hook_id", ["skillcheck", "skillcheck-probe"])
 def test_hook_entry_is_a_real_command(hook_id: str) -> None:
     argv = shlex.split(hooks()[hook_id]["entry"])
-    proc = subprocess.run([sys.executable, "-m", "skillcheck", *argv[1:], "--help"],
-                          capture_output=True, text=True, timeout=60, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "skillcheck", *argv[1:], "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith(f"Usage: python -m skillcheck {argv[1]} ")
 
@@ -168,8 +205,14 @@ def test_skillcheck_hook_checks_the_pack_from_this_checkout() -> None:
     argv = shlex.split(hook["entry"])
     assert argv == ["python", "-m", "skillcheck", "check", "--strict"] and "args" not in hook
     assert hook["pass_filenames"] is False  # skillcheck finds the skills itself
-    for path in ("SKILL.md", "references/kv-cache.md", "assets/serving/template-x.md",
-                 "data/sources.json", "skillcheck/rules/links.py", "pyproject.toml"):
+    for path in (
+        "SKILL.md",
+        "references/kv-cache.md",
+        "assets/serving/template-x.md",
+        "data/sources.json",
+        "skillcheck/rules/links.py",
+        "pyproject.toml",
+    ):
         assert re.search(hook["files"], path), path
     for path in ("CHANGELOG.md", "tests/test_cli.py", "docs/install.md", "pyproject.toml.bak"):
         assert not re.search(hook["files"], path), path
@@ -187,8 +230,15 @@ def test_skillcheck_hook_passes_on_this_repository() -> None:
     argv = shlex.split(config_hooks()["skillcheck"]["entry"])
     env = dict(os.environ, NO_COLOR="1")
     env.pop("GITHUB_TOKEN", None)
-    proc = subprocess.run([sys.executable, *argv[1:]], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=300, check=False)
+    proc = subprocess.run(
+        [sys.executable, *argv[1:]],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

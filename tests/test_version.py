@@ -33,7 +33,12 @@ def test_the_version_is_a_release_number() -> None:
 
 def test_installed_metadata_and_cli_print_the_package_version() -> None:
     assert version("skillcheck") == skillcheck.__version__
-    proc = subprocess.run([sys.executable, "-m", "skillcheck", "--version"],
-                          capture_output=True, text=True, timeout=60, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "skillcheck", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == f"skillcheck, version {skillcheck.__version__}"
