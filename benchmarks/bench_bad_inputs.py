@@ -53,10 +53,24 @@ BIG_OUTPUT = 32 * 1024 * 1024  # past this, findings are read with a regex, not 
 # agnix rules about SKILL.md front-matter (from `agnix explain RULE`): missing front-matter,
 # required fields, name format, description and compatibility limits, parse errors, the
 # name/folder match, unknown fields.
-AGNIX_FRONTMATTER_RULES = frozenset({
-    "AS-001", "AS-002", "AS-003", "AS-004", "AS-005", "AS-006", "AS-007", "AS-008", "AS-009",
-    "AS-010", "AS-011", "AS-016", "AS-017", "CC-SK-017",
-})
+AGNIX_FRONTMATTER_RULES = frozenset(
+    {
+        "AS-001",
+        "AS-002",
+        "AS-003",
+        "AS-004",
+        "AS-005",
+        "AS-006",
+        "AS-007",
+        "AS-008",
+        "AS-009",
+        "AS-010",
+        "AS-011",
+        "AS-016",
+        "AS-017",
+        "CC-SK-017",
+    }
+)
 
 # -- the suite -----------------------------------------------------------------------------
 
@@ -81,8 +95,9 @@ def put(path: Path, data: str | bytes) -> None:
     path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
 
 
-def skill(base: Path, folder: str, text: str | bytes | None,
-          files: dict[str, str | bytes] | None = None) -> Path:
+def skill(
+    base: Path, folder: str, text: str | bytes | None, files: dict[str, str | bytes] | None = None
+) -> Path:
     """Write a skill folder: SKILL.md (unless ``text`` is None) and other files."""
     root = base / folder
     root.mkdir(parents=True, exist_ok=True)
@@ -118,10 +133,12 @@ def case(area: str, what: str, *, valid: bool = False) -> Callable[[Builder], Bu
         name = fn.__name__.removeprefix("c_").replace("_", "-")
         CASES.append(Case(name, area, valid, what, fn))
         return fn
+
     return deco
 
 
 # front-matter ---------------------------------------------------------------------------
+
 
 @case("front-matter", "no front-matter block")
 def c_fm_missing(b: Path) -> Path | str:
@@ -135,15 +152,22 @@ def c_fm_unclosed(b: Path) -> Path | str:
 
 @case("front-matter", "YAML syntax error (': ' inside a plain scalar)")
 def c_fm_yaml_error(b: Path) -> Path | str:
-    return skill(b, "fm-yaml-error",
-                 front("fm-yaml-error", description="Use when: parsing: fails") + BODY)
+    return skill(
+        b, "fm-yaml-error", front("fm-yaml-error", description="Use when: parsing: fails") + BODY
+    )
 
 
 @case("front-matter", "duplicate 'description' key")
 def c_fm_duplicate_key(b: Path) -> Path | str:
-    return skill(b, "fm-duplicate-key",
-                 plain("fm-duplicate-key", BODY, "description: Another description. Use when "
-                       "checking duplicates."))
+    return skill(
+        b,
+        "fm-duplicate-key",
+        plain(
+            "fm-duplicate-key",
+            BODY,
+            "description: Another description. Use when checking duplicates.",
+        ),
+    )
 
 
 @case("front-matter", "billion-laughs alias bomb under 'metadata' (9 levels of 9 aliases)")
@@ -156,15 +180,22 @@ def c_fm_alias_bomb(b: Path) -> Path | str:
 
 @case("front-matter", "aliases to one 28 kB string, repeated 9,000 times in 'allowed-tools'")
 def c_fm_alias_amplification(b: Path) -> Path | str:
-    text = front("fm-alias-amplification", f'license: &s "{"x" * 28_000}"',
-                 "allowed-tools: [" + ",".join(["*s"] * 9_000) + "]") + BODY
+    text = (
+        front(
+            "fm-alias-amplification",
+            f'license: &s "{"x" * 28_000}"',
+            "allowed-tools: [" + ",".join(["*s"] * 9_000) + "]",
+        )
+        + BODY
+    )
     return skill(b, "fm-alias-amplification", text)
 
 
 @case("front-matter", "front-matter is a YAML sequence, not a mapping")
 def c_fm_not_mapping(b: Path) -> Path | str:
-    return skill(b, "fm-not-mapping",
-                 f"---\n- name: fm-not-mapping\n- description: {DESC}\n---\n{BODY}")
+    return skill(
+        b, "fm-not-mapping", f"---\n- name: fm-not-mapping\n- description: {DESC}\n---\n{BODY}"
+    )
 
 
 @case("front-matter", "unknown top-level key 'author'")
@@ -174,8 +205,11 @@ def c_fm_unknown_key(b: Path) -> Path | str:
 
 @case("front-matter", "closed with YAML's '...' instead of '---'")
 def c_fm_closed_with_dots(b: Path) -> Path | str:
-    return skill(b, "fm-closed-with-dots",
-                 f"---\nname: fm-closed-with-dots\ndescription: {DESC}\n...\n{BODY}")
+    return skill(
+        b,
+        "fm-closed-with-dots",
+        f"---\nname: fm-closed-with-dots\ndescription: {DESC}\n...\n{BODY}",
+    )
 
 
 @case("front-matter", "a blank line before the opening '---'")
@@ -190,8 +224,11 @@ def c_fm_tab_indent(b: Path) -> Path | str:
 
 @case("front-matter", "!!python/object/apply tag (unsafe YAML)")
 def c_fm_python_tag(b: Path) -> Path | str:
-    return skill(b, "fm-python-tag", plain(
-        "fm-python-tag", BODY, 'license: !!python/object/apply:os.system ["true"]'))
+    return skill(
+        b,
+        "fm-python-tag",
+        plain("fm-python-tag", BODY, 'license: !!python/object/apply:os.system ["true"]'),
+    )
 
 
 @case("front-matter", "'name' missing")
@@ -249,38 +286,52 @@ def c_description_empty(b: Path) -> Path | str:
 @case("front-matter", "'description' of 1025 characters")
 def c_description_too_long(b: Path) -> Path | str:
     desc = ("Checks inputs. Use when testing. " * 40)[:1025]
-    return skill(b, "description-too-long",
-                 front("description-too-long", description=f'"{desc}"') + BODY)
+    return skill(
+        b, "description-too-long", front("description-too-long", description=f'"{desc}"') + BODY
+    )
 
 
 @case("front-matter", "'description' is a YAML list")
 def c_description_non_string(b: Path) -> Path | str:
-    return skill(b, "description-non-string",
-                 front("description-non-string", description="\n  - one\n  - two") + BODY)
+    return skill(
+        b,
+        "description-non-string",
+        front("description-non-string", description="\n  - one\n  - two") + BODY,
+    )
 
 
 @case("front-matter", "'compatibility' of 501 characters")
 def c_compatibility_too_long(b: Path) -> Path | str:
-    return skill(b, "compatibility-too-long",
-                 plain("compatibility-too-long", BODY, f"compatibility: {'c' * 501}"))
+    return skill(
+        b,
+        "compatibility-too-long",
+        plain("compatibility-too-long", BODY, f"compatibility: {'c' * 501}"),
+    )
 
 
 @case("front-matter", "'metadata' is a string")
 def c_metadata_not_mapping(b: Path) -> Path | str:
-    return skill(b, "metadata-not-mapping",
-                 plain("metadata-not-mapping", BODY, "metadata: just some text"))
+    return skill(
+        b, "metadata-not-mapping", plain("metadata-not-mapping", BODY, "metadata: just some text")
+    )
 
 
 @case("front-matter", "'allowed-tools' is a mapping")
 def c_allowed_tools_wrong_type(b: Path) -> Path | str:
-    return skill(b, "allowed-tools-wrong-type",
-                 plain("allowed-tools-wrong-type", BODY, "allowed-tools:", "  Bash: true"))
+    return skill(
+        b,
+        "allowed-tools-wrong-type",
+        plain("allowed-tools-wrong-type", BODY, "allowed-tools:", "  Bash: true"),
+    )
 
 
 @case("front-matter", "'license' is a list")
 def c_license_not_string(b: Path) -> Path | str:
-    return skill(b, "license-not-string",
-                 plain("license-not-string", BODY, "license:", "  - MIT", "  - Apache-2.0"))
+    return skill(
+        b,
+        "license-not-string",
+        plain("license-not-string", BODY, "license:", "  - MIT", "  - Apache-2.0"),
+    )
 
 
 @case("front-matter", "UTF-8 byte-order mark before '---'")
@@ -301,8 +352,9 @@ def c_fm_crlf_unclosed(b: Path) -> Path | str:
 
 @case("front-matter", "flow-style mapping with no closing '}'")
 def c_fm_flow_unclosed(b: Path) -> Path | str:
-    return skill(b, "fm-flow-unclosed",
-                 f"---\n{{name: fm-flow-unclosed, description: {DESC}\n---\n{BODY}")
+    return skill(
+        b, "fm-flow-unclosed", f"---\n{{name: fm-flow-unclosed, description: {DESC}\n---\n{BODY}"
+    )
 
 
 @case("front-matter", "flow-style sequence instead of a mapping")
@@ -311,6 +363,7 @@ def c_fm_flow_sequence(b: Path) -> Path | str:
 
 
 # files ------------------------------------------------------------------------------------
+
 
 @case("files", "SKILL.md is empty")
 def c_file_empty(b: Path) -> Path | str:
@@ -396,8 +449,12 @@ def c_link_broken(b: Path) -> Path | str:
 
 @case("links", "link case differs from the file on disk (Guide.md vs guide.md)")
 def c_link_case(b: Path) -> Path | str:
-    return skill(b, "link-case", plain("link-case", BODY + "\nSee [g](references/Guide.md).\n"),
-                 {"references/guide.md": GUIDE})
+    return skill(
+        b,
+        "link-case",
+        plain("link-case", BODY + "\nSee [g](references/Guide.md).\n"),
+        {"references/guide.md": GUIDE},
+    )
 
 
 @case("links", "link leaves the skill through '..' (the target exists)")
@@ -413,29 +470,43 @@ def c_link_absolute(b: Path) -> Path | str:
 
 @case("links", "'#fragment' with no such heading in the same file")
 def c_link_anchor_missing(b: Path) -> Path | str:
-    return skill(b, "link-anchor-missing",
-                 plain("link-anchor-missing", BODY + "\nSee [s](#no-such-section).\n"))
+    return skill(
+        b,
+        "link-anchor-missing",
+        plain("link-anchor-missing", BODY + "\nSee [s](#no-such-section).\n"),
+    )
 
 
 @case("links", "'file.md#fragment' with no such heading in that file")
 def c_link_anchor_other_file(b: Path) -> Path | str:
-    return skill(b, "link-anchor-other-file", plain(
-        "link-anchor-other-file", BODY + "\nSee [g](references/guide.md#teardown).\n"),
-        {"references/guide.md": GUIDE})
+    return skill(
+        b,
+        "link-anchor-other-file",
+        plain("link-anchor-other-file", BODY + "\nSee [g](references/guide.md#teardown).\n"),
+        {"references/guide.md": GUIDE},
+    )
 
 
 @case("links", "orphan file under references/ that nothing links to")
 def c_link_orphan(b: Path) -> Path | str:
-    return skill(b, "link-orphan", plain("link-orphan", BODY + "\nSee [g](references/guide.md).\n"),
-                 {"references/guide.md": GUIDE, "references/unused.md": GUIDE})
+    return skill(
+        b,
+        "link-orphan",
+        plain("link-orphan", BODY + "\nSee [g](references/guide.md).\n"),
+        {"references/guide.md": GUIDE, "references/unused.md": GUIDE},
+    )
 
 
 # small inputs that are slow to scan; each also holds a broken link -----------------------
 
+
 @case("stress", "one paragraph of 40,000 lines, each a link '[top](#sample-skill)' (840 kB)")
 def c_stress_many_links(b: Path) -> Path | str:
-    return skill(b, "stress-many-links", plain(
-        "stress-many-links", BODY + "\n" + "[top](#sample-skill)\n" * 40_000 + BROKEN))
+    return skill(
+        b,
+        "stress-many-links",
+        plain("stress-many-links", BODY + "\n" + "[top](#sample-skill)\n" * 40_000 + BROKEN),
+    )
 
 
 @case("stress", "one paragraph of 400 backtick runs of lengths 1 to 400 (80 kB)")
@@ -446,49 +517,70 @@ def c_stress_backticks(b: Path) -> Path | str:
 
 @case("stress", "one paragraph of 20,000 unclosed '<a ' tags (60 kB)")
 def c_stress_unclosed_tags(b: Path) -> Path | str:
-    return skill(b, "stress-unclosed-tags", plain(
-        "stress-unclosed-tags", BODY + "\n" + "<a " * 20_000 + BROKEN))
+    return skill(
+        b,
+        "stress-unclosed-tags",
+        plain("stress-unclosed-tags", BODY + "\n" + "<a " * 20_000 + BROKEN),
+    )
 
 
 # valid: must pass -------------------------------------------------------------------------
 
+
 @case("valid", "plain skill linking a reference and its heading", valid=True)
 def c_valid_baseline(b: Path) -> Path | str:
-    return skill(b, "valid-baseline",
-                 plain("valid-baseline", BODY + "\nSee [setup](references/guide.md#setup).\n"),
-                 {"references/guide.md": GUIDE})
+    return skill(
+        b,
+        "valid-baseline",
+        plain("valid-baseline", BODY + "\nSee [setup](references/guide.md#setup).\n"),
+        {"references/guide.md": GUIDE},
+    )
 
 
 @case("valid", "flow-style 'metadata' mapping", valid=True)
 def c_valid_flow_metadata(b: Path) -> Path | str:
-    return skill(b, "valid-flow-metadata", plain(
-        "valid-flow-metadata", BODY, 'metadata: {author: example-org, version: "1.0"}'))
+    return skill(
+        b,
+        "valid-flow-metadata",
+        plain("valid-flow-metadata", BODY, 'metadata: {author: example-org, version: "1.0"}'),
+    )
 
 
 @case("valid", "the whole front-matter as one flow-style mapping", valid=True)
 def c_valid_flow_document(b: Path) -> Path | str:
-    return skill(b, "valid-flow-document",
-                 f'---\n{{name: valid-flow-document, description: "{DESC}"}}\n---\n{BODY}')
+    return skill(
+        b,
+        "valid-flow-document",
+        f'---\n{{name: valid-flow-document, description: "{DESC}"}}\n---\n{BODY}',
+    )
 
 
 @case("valid", "CRLF line endings in SKILL.md and a linked reference", valid=True)
 def c_valid_crlf(b: Path) -> Path | str:
     text = plain("valid-crlf", BODY + "\nSee [setup](references/guide.md#setup).\n")
-    return skill(b, "valid-crlf", text.replace("\n", "\r\n"),
-                 {"references/guide.md": GUIDE.replace("\n", "\r\n")})
+    return skill(
+        b,
+        "valid-crlf",
+        text.replace("\n", "\r\n"),
+        {"references/guide.md": GUIDE.replace("\n", "\r\n")},
+    )
 
 
 @case("valid", "trailing spaces after '---', the values and body lines", valid=True)
 def c_valid_trailing_spaces(b: Path) -> Path | str:
-    text = (f"---  \nname: valid-trailing-spaces   \ndescription: {DESC}  \n---   \n"
-            "# Sample skill  \n\nFollow these steps.   \n")
+    text = (
+        f"---  \nname: valid-trailing-spaces   \ndescription: {DESC}  \n---   \n"
+        "# Sample skill  \n\nFollow these steps.   \n"
+    )
     return skill(b, "valid-trailing-spaces", text)
 
 
 @case("valid", "a tab after the 'description' value and after the closing '---'", valid=True)
 def c_valid_trailing_tab(b: Path) -> Path | str:
-    text = (f"---\nname: valid-trailing-tab\ndescription: {DESC}\t\n---\t\n"
-            "# Sample skill\t\n\nFollow these steps.\n")
+    text = (
+        f"---\nname: valid-trailing-tab\ndescription: {DESC}\t\n---\t\n"
+        "# Sample skill\t\n\nFollow these steps.\n"
+    )
     return skill(b, "valid-trailing-tab", text)
 
 
@@ -497,31 +589,45 @@ def c_valid_multibyte_description(b: Path) -> Path | str:
     head = "Prüft Eingaben; 日本語の説明; проверка. Use when testing. "
     desc = (head + "éüжß日本" * 200)[:1024]
     assert len(desc) == 1024 and len(desc.encode("utf-8")) > 2048
-    return skill(b, "valid-multibyte-description",
-                 front("valid-multibyte-description", description=f'"{desc}"') + BODY)
+    return skill(
+        b,
+        "valid-multibyte-description",
+        front("valid-multibyte-description", description=f'"{desc}"') + BODY,
+    )
 
 
 @case("valid", "links to Unicode headings (plain and percent-encoded anchors)", valid=True)
 def c_valid_unicode_anchors(b: Path) -> Path | str:
-    body = ("# Sample skill\n\n## Überblick\n\nText.\n\n## 日本語の見出し\n\nText.\n\n"
-            "## Café au lait\n\nText.\n\n"
-            "See [a](#überblick), [b](#日本語の見出し), [c](#café-au-lait), "
-            "[d](#%C3%BCberblick) and [e](references/guide.md#größe).\n")
-    return skill(b, "valid-unicode-anchors", plain("valid-unicode-anchors", body),
-                 {"references/guide.md": "# Guide\n\n## Größe\n\nText.\n"})
+    body = (
+        "# Sample skill\n\n## Überblick\n\nText.\n\n## 日本語の見出し\n\nText.\n\n"
+        "## Café au lait\n\nText.\n\n"
+        "See [a](#überblick), [b](#日本語の見出し), [c](#café-au-lait), "
+        "[d](#%C3%BCberblick) and [e](references/guide.md#größe).\n"
+    )
+    return skill(
+        b,
+        "valid-unicode-anchors",
+        plain("valid-unicode-anchors", body),
+        {"references/guide.md": "# Guide\n\n## Größe\n\nText.\n"},
+    )
 
 
-@case("valid", "64-character name, 1024-character description, 500-character compatibility",
-      valid=True)
+@case(
+    "valid",
+    "64-character name, 1024-character description, 500-character compatibility",
+    valid=True,
+)
 def c_valid_limits(b: Path) -> Path | str:
     name = ("valid-limits-" * 5)[:64].strip("-")
     name = name + "x" * (64 - len(name))
     desc = ("Checks limits. Use when testing. " * 40)[:1024]
-    return skill(b, name, front(name, f"compatibility: {'c' * 500}",
-                                description=f'"{desc}"') + BODY)
+    return skill(
+        b, name, front(name, f"compatibility: {'c' * 500}", description=f'"{desc}"') + BODY
+    )
 
 
 # -- running the tools ---------------------------------------------------------------------
+
 
 @dataclass
 class Run:
@@ -536,8 +642,7 @@ class Run:
 
     @property
     def detected(self) -> bool:
-        return not self.crashed and not self.hung and (bool(self.exit_code) or
-                                                       bool(self.findings))
+        return not self.crashed and not self.hung and (bool(self.exit_code) or bool(self.findings))
 
 
 class Tool:
@@ -569,7 +674,7 @@ class Tool:
                         codes.append(m.group(1).decode())
                 if not data:
                     return codes
-                carry = buf[max(limit, 0):]
+                carry = buf[max(limit, 0) :]
 
     def findings(self, out: Path) -> tuple[list[str], str]:
         size = out.stat().st_size
@@ -603,8 +708,9 @@ class Agnix(Tool):
         return [*self.prefix, "--format", "json", str(target)]
 
     def parse(self, data: Any) -> list[str]:
-        return [str(d["rule"]) for d in data["diagnostics"]
-                if d.get("level") in ("error", "warning")]
+        return [
+            str(d["rule"]) for d in data["diagnostics"] if d.get("level") in ("error", "warning")
+        ]
 
 
 CRASH_MARKS = (b"Traceback (most recent call last)", b"panicked at", b"RUST_BACKTRACE")
@@ -615,8 +721,9 @@ def run_tool(tool: Tool, argv: list[str], cwd: Path, timeout: float, scratch: Pa
     out, err = scratch / "stdout", scratch / "stderr"
     with open(out, "wb") as fo, open(err, "wb") as fe:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=fo, stderr=fe,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=fo, stderr=fe, start_new_session=True
+        )
         hung = False
         status, usage = 0, None
         while True:
@@ -632,8 +739,13 @@ def run_tool(tool: Tool, argv: list[str], cwd: Path, timeout: float, scratch: Pa
         seconds = time.perf_counter() - t0
     code = os.waitstatus_to_exitcode(status)
     proc.returncode = code
-    run = Run(None if hung else code, seconds, usage.ru_maxrss / 1024 if usage else 0.0,
-              out.stat().st_size, hung=hung)
+    run = Run(
+        None if hung else code,
+        seconds,
+        usage.ru_maxrss / 1024 if usage else 0.0,
+        out.stat().st_size,
+        hung=hung,
+    )
     if hung:
         run.note = f"killed after {timeout:g} s"
         return run
@@ -656,10 +768,11 @@ def find_tool(cls: type[Tool], option: str | None, default: list[str] | None) ->
 
 # -- reports -------------------------------------------------------------------------------
 
+
 def short(codes: list[str], width: int = 30) -> str:
     uniq = sorted(set(codes), key=codes.index)
     text = ",".join(uniq)
-    return text if len(text) <= width else text[:width - 3] + "..."
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def cell(case: Case, run: Run | None) -> str:
@@ -694,8 +807,9 @@ def run_suite(tools: list[Tool], cases: list[Case], base: Path, timeout: float) 
         t0 = time.perf_counter()
         for c in cases:
             if c.name in targets:
-                results[t.name][c.name] = run_tool(t, t.argv(targets[c.name]), base / "cases" /
-                                                   c.name, timeout, scratch)
+                results[t.name][c.name] = run_tool(
+                    t, t.argv(targets[c.name]), base / "cases" / c.name, timeout, scratch
+                )
             else:
                 results[t.name][c.name] = None
         wall[t.name] = time.perf_counter() - t0
@@ -704,27 +818,38 @@ def run_suite(tools: list[Tool], cases: list[Case], base: Path, timeout: float) 
     print(head.rstrip())
     print("-" * len(head.rstrip()))
     for c in cases:
-        row = f"{c.name:<28} {c.area:<12} " + " ".join(cell(c, results[t.name][c.name])
-                                                       for t in tools)
+        row = f"{c.name:<28} {c.area:<12} " + " ".join(
+            cell(c, results[t.name][c.name]) for t in tools
+        )
         print(row.rstrip())
     print()
     for name, why in skipped.items():
         print(f"skipped {name}: {why}")
-    notes = [(t.name, c.name, r) for t in tools for c in cases
-             if (r := results[t.name][c.name]) is not None
-             and (r.note or r.peak_mib > 500 or r.out_bytes > 10 * 2**20)]
+    notes = [
+        (t.name, c.name, r)
+        for t in tools
+        for c in cases
+        if (r := results[t.name][c.name]) is not None
+        and (r.note or r.peak_mib > 500 or r.out_bytes > 10 * 2**20)
+    ]
     if notes:
         print("notes (crash, hang, odd output, peak RSS over 500 MiB or output over 10 MiB):")
         for tname, cname, r in notes:
-            print(f"  {tname:<10} {cname:<28} peak {r.peak_mib:8.1f} MiB  output "
-                  f"{r.out_bytes / 2**20:8.1f} MiB  {r.note}")
+            print(
+                f"  {tname:<10} {cname:<28} peak {r.peak_mib:8.1f} MiB  output "
+                f"{r.out_bytes / 2**20:8.1f} MiB  {r.note}"
+            )
     print()
     invalid = [c for c in cases if not c.valid and c.name in targets]
     valid = [c for c in cases if c.valid and c.name in targets]
-    print(f"{len(invalid)} invalid and {len(valid)} valid cases run ({len(skipped)} skipped); "
-          f"timeout {timeout:g} s per case")
-    print(f"{'tool':<12} {'detected':>12} {'false +':>9} {'crashes':>8} {'hangs':>6} "
-          f"{'wall':>9} {'median':>8}")
+    print(
+        f"{len(invalid)} invalid and {len(valid)} valid cases run ({len(skipped)} skipped); "
+        f"timeout {timeout:g} s per case"
+    )
+    print(
+        f"{'tool':<12} {'detected':>12} {'false +':>9} {'crashes':>8} {'hangs':>6} "
+        f"{'wall':>9} {'median':>8}"
+    )
     for t in tools:
         runs = results[t.name]
         det = sum(1 for c in invalid if (r := runs[c.name]) is not None and r.detected)
@@ -733,19 +858,28 @@ def run_suite(tools: list[Tool], cases: list[Case], base: Path, timeout: float) 
         hangs = sum(1 for r in runs.values() if r is not None and r.hung)
         times = sorted(r.seconds for r in runs.values() if r is not None)
         median = times[len(times) // 2] if times else 0.0
-        print(f"{t.name:<12} {f'{det}/{len(invalid)}':>12} {f'{fp}/{len(valid)}':>9} "
-              f"{crashes:>8} {hangs:>6} {wall[t.name]:>8.2f}s {median:>7.2f}s")
+        print(
+            f"{t.name:<12} {f'{det}/{len(invalid)}':>12} {f'{fp}/{len(valid)}':>9} "
+            f"{crashes:>8} {hangs:>6} {wall[t.name]:>8.2f}s {median:>7.2f}s"
+        )
     for t in tools:
-        missed = [c.name for c in invalid if (r := results[t.name][c.name]) is not None
-                  and not r.detected and not r.crashed and not r.hung]
+        missed = [
+            c.name
+            for c in invalid
+            if (r := results[t.name][c.name]) is not None
+            and not r.detected
+            and not r.crashed
+            and not r.hung
+        ]
         print(f"{t.name} missed: {', '.join(missed) or 'none'}")
 
 
 def extract_repo(repo: Path, dest: Path) -> Path:
     """`git archive HEAD` of a clone or bare mirror, unpacked into ``dest``."""
     dest.mkdir(parents=True, exist_ok=True)
-    with subprocess.Popen(["git", "-C", str(repo), "archive", "--format=tar", "HEAD"],
-                          stdout=subprocess.PIPE) as git:
+    with subprocess.Popen(
+        ["git", "-C", str(repo), "archive", "--format=tar", "HEAD"], stdout=subprocess.PIPE
+    ) as git:
         subprocess.run(["tar", "-x", "-C", str(dest)], stdin=git.stdout, check=True)
     if git.returncode:
         raise SystemExit(f"git archive failed in {repo} (exit {git.returncode})")
@@ -755,9 +889,10 @@ def extract_repo(repo: Path, dest: Path) -> Path:
 def run_corpus(tools: list[Tool], repo: Path, base: Path, timeout: float) -> None:
     root = extract_repo(repo, base / "corpus") / "skills"
     skills = sorted(p for p in root.iterdir() if (p / "SKILL.md").is_file())
-    print(f"\nanthropics/skills: {len(skills)} skills under skills/; front-matter findings only "
-          "(skillcheck --select SC1; agnix rules " + ", ".join(sorted(AGNIX_FRONTMATTER_RULES))
-          + ")")
+    print(
+        f"\nanthropics/skills: {len(skills)} skills under skills/; front-matter findings only "
+        "(skillcheck --select SC1; agnix rules " + ", ".join(sorted(AGNIX_FRONTMATTER_RULES)) + ")"
+    )
     scratch = base / "scratch"
     scratch.mkdir(parents=True, exist_ok=True)
     flagged: dict[str, list[str]] = {t.name: [] for t in tools}
@@ -766,8 +901,11 @@ def run_corpus(tools: list[Tool], repo: Path, base: Path, timeout: float) -> Non
         cells = []
         for t in tools:
             r = run_tool(t, t.argv(s, frontmatter_only=True), base / "corpus", timeout, scratch)
-            codes = r.findings if isinstance(t, Skillcheck) else [
-                c for c in r.findings if c in AGNIX_FRONTMATTER_RULES]
+            codes = (
+                r.findings
+                if isinstance(t, Skillcheck)
+                else [c for c in r.findings if c in AGNIX_FRONTMATTER_RULES]
+            )
             if r.hung or r.crashed:
                 text = "HANG" if r.hung else f"CRASH {r.note}"
             else:
@@ -783,14 +921,25 @@ def run_corpus(tools: list[Tool], repo: Path, base: Path, timeout: float) -> Non
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--skillcheck", default=None,
-                    help="skillcheck executable (default: this Python's -m skillcheck)")
+    ap.add_argument(
+        "--skillcheck",
+        default=None,
+        help="skillcheck executable (default: this Python's -m skillcheck)",
+    )
     ap.add_argument("--agnix", default=None, help="agnix executable (default: found on PATH)")
-    ap.add_argument("--skills-repo", type=Path, default=None,
-                    help="clone or bare mirror of anthropics/skills for the corpus run")
+    ap.add_argument(
+        "--skills-repo",
+        type=Path,
+        default=None,
+        help="clone or bare mirror of anthropics/skills for the corpus run",
+    )
     ap.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds per case and tool")
-    ap.add_argument("--case", action="append", default=[],
-                    help="run only the cases whose name holds this text (repeatable)")
+    ap.add_argument(
+        "--case",
+        action="append",
+        default=[],
+        help="run only the cases whose name holds this text (repeatable)",
+    )
     ap.add_argument("--keep", type=Path, default=None, help="build the suite here and keep it")
     args = ap.parse_args()
 
@@ -802,13 +951,14 @@ def main() -> None:
     which = shutil.which("agnix")
     agnix = find_tool(Agnix, args.agnix, [which] if which else None)
     if agnix is None:
-        print(f"agnix: not found{f' at {args.agnix}' if args.agnix else ' on PATH'} "
-              "(pip install agnix); skipped")
+        print(
+            f"agnix: not found{f' at {args.agnix}' if args.agnix else ' on PATH'} "
+            "(pip install agnix); skipped"
+        )
     else:
         tools.append(agnix)
     for t in tools:
-        ver = subprocess.run([*t.prefix, "--version"], capture_output=True, text=True,
-                             check=False)
+        ver = subprocess.run([*t.prefix, "--version"], capture_output=True, text=True, check=False)
         print(f"{t.name}: {' '.join(t.prefix)} ({(ver.stdout or ver.stderr).strip()})")
 
     cases = [c for c in CASES if not args.case or any(s in c.name for s in args.case)]

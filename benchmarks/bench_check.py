@@ -44,8 +44,10 @@ def build(root: Path, skills: int) -> tuple[int, int, int]:
         d.mkdir(parents=True)
         refs = [f"r{i}.md" for i in range(1, FILES_PER_SKILL)]
         plant_here = s % 20 == 0  # one skill in twenty gets one broken link and one bad anchor
-        body = [f"---\nname: {name}\ndescription: Synthetic skill {s}. Use in benchmarks.\n---\n",
-                f"# {name}\n"]
+        body = [
+            f"---\nname: {name}\ndescription: Synthetic skill {s}. Use in benchmarks.\n---\n",
+            f"# {name}\n",
+        ]
         for h in HEADINGS:
             body.append(f"## {h}\n\nText about {h.lower()}.\n")
         body.append("## Reading guide\n")
@@ -102,8 +104,10 @@ def main() -> None:
     shutil.rmtree(tree, ignore_errors=True)
     shutil.rmtree(cache, ignore_errors=True)
     files, links, planted = build(tree, args.skills)
-    print(f"tree: {args.skills} skills, {files} Markdown files, {links} links and anchors, "
-          f"{planted} planted errors")
+    print(
+        f"tree: {args.skills} skills, {files} Markdown files, {links} links and anchors, "
+        f"{planted} planted errors"
+    )
     sc = [sys.executable, "-m", "skillcheck", "check"]
     env = dict(os.environ, XDG_CACHE_HOME=str(cache))
 
@@ -112,9 +116,11 @@ def main() -> None:
 
     wall, rss, out, code = timed([*sc, "--no-cache", "--format", "json", str(tree)], env)
     found = json.loads(out)["diagnostics"] if out.strip() else []
-    print(f"synthetic, cold      : {wall:6.2f} s  peak {rss:7.1f} MiB  "
-          f"found {len(found)} (planted {planted})  exit {code}")
-    codes = sorted({d['code'] for d in found})
+    print(
+        f"synthetic, cold      : {wall:6.2f} s  peak {rss:7.1f} MiB  "
+        f"found {len(found)} (planted {planted})  exit {code}"
+    )
+    codes = sorted({d["code"] for d in found})
     if len(found) != planted:
         print("  MISMATCH: codes found:", codes)
     timed([*sc, str(tree)], env)  # fills the cache
@@ -124,8 +130,17 @@ def main() -> None:
 
     lychee = shutil.which("lychee")
     if lychee:
-        wall, rss, out, code = timed([lychee, "--offline", "--include-fragments", "--no-progress",
-                                      "--format", "json", str(tree)])
+        wall, rss, out, code = timed(
+            [
+                lychee,
+                "--offline",
+                "--include-fragments",
+                "--no-progress",
+                "--format",
+                "json",
+                str(tree),
+            ]
+        )
         try:
             errs = json.loads(out).get("errors", 0)
         except json.JSONDecodeError:

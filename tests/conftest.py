@@ -1,15 +1,58 @@
 from __future__ import annotations
 
+import contextlib
 import datetime
+import inspect
 import socket
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import click.testing
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+
+def _separate_stderr_on_click_8_1() -> None:
+    """The tests read ``CliRunner().invoke(...).stderr``, as click 8.2 and later capture it:
+    apart, with ``output`` holding both streams. Click 8.1 (the lowest release pyproject.toml
+    allows) mixes stderr into stdout unless told not to, then gives ``output`` as stdout alone
+    and never flushes the stderr it captured (what ``sys.stderr.write`` left in the buffer is
+    lost). On 8.1 the runner is given 8.2's behaviour. Remove this when the bound becomes
+    click>=8.2."""
+    base = click.testing.CliRunner
+    if "mix_stderr" not in inspect.signature(base.__init__).parameters:
+        return
+
+    class Result(click.testing.Result):
+        @property
+        def output(self) -> str:
+            return self.stdout + (self.stderr if self.stderr_bytes is not None else "")
+
+    class CliRunner(base):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            kwargs.setdefault("mix_stderr", False)
+            super().__init__(*args, **kwargs)
+
+        @contextlib.contextmanager
+        def isolation(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
+            with super().isolation(*args, **kwargs) as streams:
+                sys.stderr.reconfigure(write_through=True)
+                yield streams
+
+        def invoke(self, *args: Any, **kwargs: Any) -> click.testing.Result:
+            result = super().invoke(*args, **kwargs)
+            result.__class__ = Result
+            return result
+
+    click.testing.CliRunner = CliRunner
+
+
+_separate_stderr_on_click_8_1()
 
 _real_connect = socket.socket.connect
 

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+import skillcheck
+
 from .conftest import FIXTURES, ROOT
 
 MANIFESTS = sorted(p.name for p in (ROOT / "skillcheck" / "engines" / "manifests").glob("*.json"))
@@ -103,6 +105,8 @@ def test_wheel_ships_schema_manifests_and_entry_point(wheel: Path) -> None:
         assert "skillcheck = skillcheck.cli:main" in zf.read(entry_points).decode()
         (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
         assert "License-Expression: Apache-2.0" in zf.read(metadata).decode()
+        # the version pyproject.toml reads from the package (dynamic), written nowhere else
+        assert f"\nVersion: {skillcheck.__version__}\n" in zf.read(metadata).decode()
         assert not any(n.startswith(("tests/", "references/", "assets/", "data/")) for n in names)
 
 

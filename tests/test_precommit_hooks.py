@@ -1,7 +1,8 @@
 """``.pre-commit-hooks.yaml``: valid for pre-commit's hook schema, and the ``skillcheck`` hook's
 entry, run as pre-commit runs it (no file names, from the repository root), passes on a clean
 skill and fails on a broken one. ``.pre-commit-config.yaml``, the hooks this repository runs on
-itself: each pinned to the commit of a tag, and able to pass without the repository installed."""
+itself: ruff check and format, mypy, zizmor, and skillcheck on the pack; each remote one pinned to
+the commit of a tag, and all able to pass without the repository installed."""
 
 from __future__ import annotations
 
@@ -32,13 +33,38 @@ FROZEN_REV = re.compile(r"^\s+rev: ([0-9a-f]{40})\s+# frozen: v\d+\.\d+\.\d+$", 
 REQUIRED = {"id", "name", "entry", "language"}
 # the keys of a hook definition in pre-commit's manifest schema (pre_commit/clientlib.py)
 ALLOWED = REQUIRED | {
-    "alias", "files", "exclude", "types", "types_or", "exclude_types",
-    "additional_dependencies", "args", "always_run", "fail_fast", "pass_filenames",
-    "description", "language_version", "log_file", "require_serial", "stages", "verbose",
-    "minimum_pre_commit_version"}
-STAGES = {"commit-msg", "post-checkout", "post-commit", "post-merge", "post-rewrite",
-          "pre-commit", "pre-merge-commit", "pre-push", "pre-rebase", "prepare-commit-msg",
-          "manual"}
+    "alias",
+    "files",
+    "exclude",
+    "types",
+    "types_or",
+    "exclude_types",
+    "additional_dependencies",
+    "args",
+    "always_run",
+    "fail_fast",
+    "pass_filenames",
+    "description",
+    "language_version",
+    "log_file",
+    "require_serial",
+    "stages",
+    "verbose",
+    "minimum_pre_commit_version",
+}
+STAGES = {
+    "commit-msg",
+    "post-checkout",
+    "post-commit",
+    "post-merge",
+    "post-rewrite",
+    "pre-commit",
+    "pre-merge-commit",
+    "pre-push",
+    "pre-rebase",
+    "prepare-commit-msg",
+    "manual",
+}
 
 
 def hooks() -> dict[str, dict[str, Any]]:
@@ -87,8 +113,15 @@ def run_hook(hook: dict[str, Any], cwd: Path) -> subprocess.CompletedProcess[str
     assert argv[0] == "skillcheck"
     env = dict(os.environ, NO_COLOR="1")
     env.pop("GITHUB_TOKEN", None)
-    return subprocess.run([sys.executable, "-m", "skillcheck", *argv[1:]], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "skillcheck", *argv[1:]],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def _repository_is_clean() -> bool:
@@ -116,8 +149,13 @@ def test_check_hook_blocks_a_broken_skill() -> None:
 @pytest.mark.parametrize("hook_id", ["skillcheck", "skillcheck-probe"])
 def test_hook_entry_is_a_real_command(hook_id: str) -> None:
     argv = shlex.split(hooks()[hook_id]["entry"])
-    proc = subprocess.run([sys.executable, "-m", "skillcheck", *argv[1:], "--help"],
-                          capture_output=True, text=True, timeout=60, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "skillcheck", *argv[1:], "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith(f"Usage: python -m skillcheck {argv[1]} ")
 
@@ -127,26 +165,81 @@ def config_hooks() -> dict[str, dict[str, Any]]:
     assert isinstance(data, dict) and isinstance(data["repos"], list)
     by_id: dict[str, dict[str, Any]] = {}
     for repo in data["repos"]:
-        assert repo["repo"].startswith("https://github.com/"), repo["repo"]
+        local = repo["repo"] == "local"
+        assert local or repo["repo"].startswith("https://github.com/"), repo["repo"]
+        assert local != ("rev" in repo), repo["repo"]
         for hook in repo["hooks"]:
             assert hook["id"] not in by_id
-            by_id[hook["id"]] = {**hook, "repo": repo["repo"], "rev": repo["rev"]}
+            by_id[hook["id"]] = {**hook, "repo": repo["repo"], "rev": repo.get("rev")}
     return by_id
 
 
 def test_config_pins_every_hook_repository_to_a_tagged_commit() -> None:
     text = CONFIG_FILE.read_text(encoding="utf-8")
-    revs = [str(r["rev"]) for r in yaml.safe_load(text)["repos"]]
+    revs = [str(r["rev"]) for r in yaml.safe_load(text)["repos"] if r["repo"] != "local"]
     assert revs and sorted(revs) == sorted(FROZEN_REV.findall(text))  # rev: <commit>  # frozen: vX
 
 
-def test_config_runs_zizmor_ruff_check_and_mypy() -> None:
+def test_config_runs_zizmor_ruff_mypy_and_skillcheck() -> None:
     by_id = config_hooks()
-    assert set(by_id) == {"zizmor", "ruff-check", "mypy"}  # ruff-format: not enforced yet
+    assert set(by_id) == {"zizmor", "ruff-check", "ruff-format", "mypy", "skillcheck"}
     assert by_id["zizmor"]["repo"].endswith("/zizmorcore/zizmor-pre-commit")
     assert "--offline" in by_id["zizmor"]["args"]  # a commit needs no network or token
-    assert by_id["ruff-check"]["repo"].endswith("/astral-sh/ruff-pre-commit")
-    assert "args" not in by_id["ruff-check"]  # the configuration of [tool.ruff], as in CI
+    for ruff in ("ruff-check", "ruff-format"):  # one ruff release for both
+        assert by_id[ruff]["repo"].endswith("/astral-sh/ruff-pre-commit")
+        assert "args" not in by_id[ruff]  # the configuration of [tool.ruff], as in CI
+    assert by_id["ruff-check"]["rev"] == by_id["ruff-format"]["rev"]
+
+
+def test_ci_runs_the_ruff_of_the_pre_commit_config() -> None:
+    """CI's ``ruff check`` and ``ruff format --check`` are the hooks' checks: the same commands
+    with the same configuration (CI's ruff comes from the test extra)."""
+    ci = (ROOT / ".github" / "workflows" / "ci.yml").read_text(encoding="utf-8")
+    assert "run: ruff check ." in ci
+    assert "run: ruff format --check ." in ci
+
+
+def test_skillcheck_hook_checks_the_pack_from_this_checkout() -> None:
+    hook = config_hooks()["skillcheck"]
+    assert hook["repo"] == "local" and hook["language"] == "python"
+    argv = shlex.split(hook["entry"])
+    assert argv == ["python", "-m", "skillcheck", "check", "--strict"] and "args" not in hook
+    assert hook["pass_filenames"] is False  # skillcheck finds the skills itself
+    for path in (
+        "SKILL.md",
+        "references/kv-cache.md",
+        "assets/serving/template-x.md",
+        "data/sources.json",
+        "skillcheck/rules/links.py",
+        "pyproject.toml",
+    ):
+        assert re.search(hook["files"], path), path
+    for path in ("CHANGELOG.md", "tests/test_cli.py", "docs/install.md", "pyproject.toml.bak"):
+        assert not re.search(hook["files"], path), path
+    # pre-commit's environment holds only these and the checkout: every runtime dependency
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    installed = {distribution(r) for r in hook["additional_dependencies"]}
+    assert {distribution(r) for r in project["dependencies"]} <= installed
+
+
+def test_skillcheck_hook_passes_on_this_repository() -> None:
+    """The hook's command, run as pre-commit runs it: from the repository root, with the
+    package found in the checkout."""
+    if not _repository_is_clean():
+        pytest.skip("the repository's pages do not pass skillcheck yet")
+    argv = shlex.split(config_hooks()["skillcheck"]["entry"])
+    env = dict(os.environ, NO_COLOR="1")
+    env.pop("GITHUB_TOKEN", None)
+    proc = subprocess.run(
+        [sys.executable, *argv[1:]],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def distribution(requirement: str) -> str:

@@ -31,8 +31,9 @@ def default_path(cache_dir: str | None) -> Path:
 
 
 class ProbeCache:
-    def __init__(self, path: Path, ttl_hours: float,
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, path: Path, ttl_hours: float, clock: Callable[[], float] = time.time
+    ) -> None:
         self.path = path
         self.ttl = ttl_hours * 3600.0
         self.clock = clock
@@ -44,8 +45,11 @@ class ProbeCache:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, ValueError):
             return
-        if isinstance(data, dict) and data.get("version") == VERSION and \
-                isinstance(data.get("entries"), dict):
+        if (
+            isinstance(data, dict)
+            and data.get("version") == VERSION
+            and isinstance(data.get("entries"), dict)
+        ):
             self.entries = {k: v for k, v in data["entries"].items() if isinstance(v, dict)}
 
     def _fresh(self, entry: dict[str, Any]) -> bool:
@@ -68,10 +72,13 @@ class ProbeCache:
         if needed and entry.get("html", True) and not needed <= set(entry.get("fragments", [])):
             return None
         status, location, detail = entry.get("status"), entry.get("location"), entry.get("detail")
-        return Outcome(kind=str(entry["kind"]), detail=detail if isinstance(detail, str) else "",
-                       status=status if isinstance(status, int) else None,
-                       location=location if isinstance(location, str) else None,
-                       from_cache=True)
+        return Outcome(
+            kind=str(entry["kind"]),
+            detail=detail if isinstance(detail, str) else "",
+            status=status if isinstance(status, int) else None,
+            location=location if isinstance(location, str) else None,
+            from_cache=True,
+        )
 
     def put(self, key: str, outcome: Outcome, allow_private: bool) -> None:
         if outcome.kind not in CACHEABLE or outcome.missing_fragments or outcome.from_cache:

@@ -39,6 +39,7 @@ from skillcheck.config import Config
 from skillcheck.probe.collect import BadURL, Target, request_key
 from skillcheck.probe.outcome import Outcome
 from skillcheck.probe.safety import DNSError, GuardedBackend, Refused, Resolver, literal_refusal
+from skillcheck.probe.transport import PoolTransport
 
 USER_AGENT = f"skillcheck/{__version__} (link checker for Agent Skills folders)"
 ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"
@@ -90,8 +91,11 @@ def fragment_pattern(fragment: str) -> re.Pattern[bytes]:
     ``user-content-`` prefix allowed; quotes optional or JSON-escaped)."""
     names = sorted({fragment, unquote(fragment)}, key=len, reverse=True)
     alts = b"|".join(re.escape(n.encode("utf-8")) for n in names)
-    return re.compile(rb"(?<![\w-])(?i:id|name)\s*=\s*(?:\\?[\"'])?(?:user-content-)?(?:"
-                      + alts + rb")(?:\\?[\"']|(?=[\s>/]))")
+    return re.compile(
+        rb"(?<![\w-])(?i:id|name)\s*=\s*(?:\\?[\"'])?(?:user-content-)?(?:"
+        + alts
+        + rb")(?:\\?[\"']|(?=[\s>/]))"
+    )
 
 
 def describe(exc: BaseException) -> str:
@@ -156,9 +160,16 @@ class _Attempt:
 class Prober:
     """Checks targets; use as ``async with Prober(config) as p: await p.check(target)``."""
 
-    def __init__(self, config: Config, *, transport: httpx.AsyncBaseTransport | None = None,
-                 resolver: Resolver | None = None, backoff_base: float = BACKOFF_BASE,
-                 token: str | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        config: Config,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        resolver: Resolver | None = None,
+        backoff_base: float = BACKOFF_BASE,
+        token: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.config = config
         self.transport = transport
         self.resolver = resolver
@@ -175,25 +186,35 @@ class Prober:
         self._global = asyncio.Semaphore(cfg.concurrency)
         transport = self.transport or self._guarded_transport()
         self.client = httpx.AsyncClient(
-            transport=transport, timeout=httpx.Timeout(cfg.timeout), follow_redirects=False,
+            transport=transport,
+            timeout=httpx.Timeout(cfg.timeout),
+            follow_redirects=False,
             trust_env=False,  # proxies from the environment would bypass the address check
-            headers={"User-Agent": USER_AGENT, "Accept": ACCEPT})
+            headers={"User-Agent": USER_AGENT, "Accept": ACCEPT},
+        )
         return self
 
-    async def __aexit__(self, exc_type: type[BaseException] | None,
-                        exc: BaseException | None, tb: TracebackType | None) -> None:
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         await self.client.aclose()
 
-    def _guarded_transport(self) -> httpx.AsyncHTTPTransport:
+    def _guarded_transport(self) -> PoolTransport:
+        # every connection of the pool goes through the address check (redirect hops and
+        # kept-alive ones too): see skillcheck.probe.transport
         n = self.config.concurrency
-        transport = httpx.AsyncHTTPTransport(trust_env=False)
-        # httpx exposes no network backend; its pool is replaced by one whose every
-        # connection goes through the address check (redirect hops and kept-alive ones too)
-        transport._pool = httpcore.AsyncConnectionPool(
-            ssl_context=httpx.create_ssl_context(),
-            max_connections=n, max_keepalive_connections=n, keepalive_expiry=5.0,
-            network_backend=GuardedBackend(self.config.allow_private, self.resolver))
-        return transport
+        return PoolTransport(
+            httpcore.AsyncConnectionPool(
+                ssl_context=httpx.create_ssl_context(),
+                max_connections=n,
+                max_keepalive_connections=n,
+                keepalive_expiry=5.0,
+                network_backend=GuardedBackend(self.config.allow_private, self.resolver),
+            )
+        )
 
     def host(self, netloc: str) -> HostState:
         state = self.hosts.get(netloc)
@@ -235,8 +256,9 @@ class Prober:
                     method = "GET"
                 async with self._global:
                     started = self.clock()
-                    await self._timed(target.key, method, frags, att,
-                                      min(cfg.timeout, url_budget - spent))
+                    await self._timed(
+                        target.key, method, frags, att, min(cfg.timeout, url_budget - spent)
+                    )
                     if att.kind is None and method == "HEAD" and att.status in HEAD_FALLBACK:
                         # GET again at once, in the same slot, so that the host's other URLs
                         # learn the outcome before they start
@@ -244,8 +266,7 @@ class Prober:
                         requests += att.requests
                         att = _Attempt()
                         left = url_budget - spent - (self.clock() - started)
-                        await self._timed(target.key, method, frags, att,
-                                          min(cfg.timeout, left))
+                        await self._timed(target.key, method, frags, att, min(cfg.timeout, left))
                         if att.status is not None and att.status < 400:
                             host.head_refused += 1
                     elif att.kind is None and method == "HEAD":
@@ -255,8 +276,11 @@ class Prober:
             requests += att.requests
             last = self._outcome(att, frags)
             last.attempts, last.requests = attempts, requests
-            retryable = att.retryable or (att.kind is None and att.status is not None and (
-                att.status == 429 or (att.status >= 500 and att.status != 501)))
+            retryable = att.retryable or (
+                att.kind is None
+                and att.status is not None
+                and (att.status == 429 or (att.status >= 500 and att.status != 501))
+            )
             if not retryable:
                 return last
             left = url_budget - spent
@@ -269,8 +293,10 @@ class Prober:
             if att.retry_after is not None and att.status is not None:
                 wait = att.retry_after
                 if wait > cfg.max_retry_after:
-                    last.detail += (f"; it asks to retry after {wait:.0f} s, over max-retry-after"
-                                    f" ({cfg.max_retry_after:g} s)")
+                    last.detail += (
+                        f"; it asks to retry after {wait:.0f} s, over max-retry-after"
+                        f" ({cfg.max_retry_after:g} s)"
+                    )
                     return last
                 charge = max(0.0, now + wait - max(host.not_before, now))
                 if host.waited + charge > cfg.max_retry_after * HOST_WAIT_FACTOR:
@@ -282,8 +308,9 @@ class Prober:
                 host.not_before = max(host.not_before, now + wait)
                 host.waited += charge
             else:
-                wait = min(self.backoff_base * 2 ** (retries - 1) * random.uniform(0.5, 1.0),
-                           left / 2)
+                wait = min(
+                    self.backoff_base * 2 ** (retries - 1) * random.uniform(0.5, 1.0), left / 2
+                )
                 if self._over_budget(wait):
                     last.detail += "; the total time budget does not allow a retry"
                     return last
@@ -315,8 +342,15 @@ class Prober:
                 kind, desc, location = "redirected", str(permanent[0][0]), permanent[-1][1]
             else:
                 kind, location = "ok", None
-            return Outcome(kind, desc, status, location, missing_fragments=missing,
-                           fragments_found=sorted(att.found), html=att.html)
+            return Outcome(
+                kind,
+                desc,
+                status,
+                location,
+                missing_fragments=missing,
+                fragments_found=sorted(att.found),
+                html=att.html,
+            )
         if status == 429:
             return Outcome("blocked", desc + " (rate limited)", status)
         if status in BLOCKED:
@@ -325,8 +359,9 @@ class Prober:
             return Outcome("server-error", desc, status)
         return Outcome("broken", desc, status)
 
-    async def _timed(self, url: str, method: str, frags: set[str], att: _Attempt,
-                     limit: float) -> None:
+    async def _timed(
+        self, url: str, method: str, frags: set[str], att: _Attempt, limit: float
+    ) -> None:
         """One attempt, cut at ``limit`` as a whole (connect, redirects and body reads)."""
         limit = max(limit, 0.001)
         try:
@@ -339,13 +374,17 @@ class Prober:
             att.detail = f"no answer within {limit:.3g} s"
 
     def _auth(self, parts: SplitResult) -> dict[str, str]:
-        if self.token and parts.scheme == "https" and \
-                (parts.hostname or "").lower() in GITHUB_HOSTS:
+        if (
+            self.token
+            and parts.scheme == "https"
+            and (parts.hostname or "").lower() in GITHUB_HOSTS
+        ):
             return {"Authorization": f"Bearer {self.token}"}
         return {}
 
-    async def _attempt(self, url: str, method: str, frags: set[str], att: _Attempt,
-                       limit: float) -> None:
+    async def _attempt(
+        self, url: str, method: str, frags: set[str], att: _Attempt, limit: float
+    ) -> None:
         cfg = self.config
         chain = [url]
         for _ in range(cfg.max_redirects + 1):
@@ -356,8 +395,9 @@ class Prober:
                 att.kind, att.detail = "private", f"{parts.hostname} is {why}{via}"
                 return
             try:
-                request = self.client.build_request(method, url, headers=self._auth(parts),
-                                                    timeout=httpx.Timeout(limit))
+                request = self.client.build_request(
+                    method, url, headers=self._auth(parts), timeout=httpx.Timeout(limit)
+                )
             except httpx.InvalidURL as exc:
                 att.kind, att.detail = "invalid", f"{exc}{via}"
                 return

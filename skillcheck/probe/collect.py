@@ -215,8 +215,9 @@ def add_use(targets: dict[str, Target], use: Use) -> None:
         t.fragments.setdefault(fragment, []).append(use)
 
 
-def collect(paths: list[Path], config: Config, cwd: Path,
-            exclude_base: Path | None = None) -> Collected:
+def collect(
+    paths: list[Path], config: Config, cwd: Path, exclude_base: Path | None = None
+) -> Collected:
     """Find the skills under ``paths`` (as ``check`` does) and every URL they hold."""
     from skillcheck.engine import load
 
@@ -228,8 +229,10 @@ def collect(paths: list[Path], config: Config, cwd: Path,
         for rel, doc in sorted(docs.items()):
             found += [Use(skill.display(rel), ln, col, u) for u, ln, col in doc_urls(doc)]
         if SOURCES_REL in skill.files:
-            found += [Use(skill.display(SOURCES_REL), ln, col, u)
-                      for u, ln, col in sources_urls(skill.root / SOURCES_REL)]
+            found += [
+                Use(skill.display(SOURCES_REL), ln, col, u)
+                for u, ln, col in sources_urls(skill.root / SOURCES_REL)
+            ]
         for use in found:
             if is_skipped(use.url, config):
                 skipped += 1

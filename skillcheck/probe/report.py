@@ -38,8 +38,10 @@ def summary_text(s: Summary) -> str:
         width = max(len(h) for h, _ in hosts[:MAX_HOSTS])
         lines.append("  by host:")
         for h, st in hosts[:MAX_HOSTS]:
-            lines.append(f"    {h:<{width}}  {_n(st.urls, 'URL'):>9}  "
-                         f"{_n(st.requests, 'request'):>12}  {_n(st.problems, 'problem')}")
+            lines.append(
+                f"    {h:<{width}}  {_n(st.urls, 'URL'):>9}  "
+                f"{_n(st.requests, 'request'):>12}  {_n(st.problems, 'problem')}"
+            )
         if len(hosts) > MAX_HOSTS:
             lines.append(f"    ... and {_n(len(hosts) - MAX_HOSTS, 'more host')}")
     return "\n".join(lines) + "\n"
@@ -47,8 +49,10 @@ def summary_text(s: Summary) -> str:
 
 def write(fmt: str, pr: ProbeResult, out: TextIO, err: TextIO, quiet: bool = False) -> None:
     if fmt == "json":
-        payload = {"diagnostics": [d.as_dict() for d in pr.result.diagnostics],
-                   "summary": {**summary_dict(pr.result), **pr.summary.as_dict()}}
+        payload = {
+            "diagnostics": [d.as_dict() for d in pr.result.diagnostics],
+            "summary": {**summary_dict(pr.result), **pr.summary.as_dict()},
+        }
         out.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
         return
     REPORTERS[fmt](pr.result, out, err)

@@ -36,28 +36,45 @@ UNREACHABLE = ("connection-error", "timeout")  # the outcomes SC412 stands for
 Progress = Callable[[int], AbstractContextManager[Callable[[int], None]]]
 
 MESSAGES = {
-    "broken": ("{url} is broken: {detail}",
-               "fix or remove the link; if the page moved, link to its new address"),
-    "server-error": ("{url} answers with a server error: {detail}",
-                     "the site may be down for now; run again later, or replace the link"),
-    "timeout": ("{url} timed out: {detail}",
-                "run again later; raise --timeout for a slow site, or replace the link"),
-    "connection-error": ("{url} cannot be reached: {detail}",
-                         "a name that no longer resolves is a dead site: replace the link"),
-    "blocked": ("{url} is blocked: {detail}",
-                "bot protection or a rate limit: open it in a browser; list the host in "
-                "blocked-hosts-error to make this an error"),
-    "redirected": ("{url} moved permanently ({detail}) to {location}",
-                   "update the link (and data/sources.json) to the new address"),
+    "broken": (
+        "{url} is broken: {detail}",
+        "fix or remove the link; if the page moved, link to its new address",
+    ),
+    "server-error": (
+        "{url} answers with a server error: {detail}",
+        "the site may be down for now; run again later, or replace the link",
+    ),
+    "timeout": (
+        "{url} timed out: {detail}",
+        "run again later; raise --timeout for a slow site, or replace the link",
+    ),
+    "connection-error": (
+        "{url} cannot be reached: {detail}",
+        "a name that no longer resolves is a dead site: replace the link",
+    ),
+    "blocked": (
+        "{url} is blocked: {detail}",
+        "bot protection or a rate limit: open it in a browser; list the host in "
+        "blocked-hosts-error to make this an error",
+    ),
+    "redirected": (
+        "{url} moved permanently ({detail}) to {location}",
+        "update the link (and data/sources.json) to the new address",
+    ),
     "redirect-loop": ("{url}: {detail}", "the server is misconfigured: replace the link"),
-    "invalid": ("{url} is not a valid URL: {detail}",
-                "escape spaces as %20 and check the host and port"),
+    "invalid": (
+        "{url} is not a valid URL: {detail}",
+        "escape spaces as %20 and check the host and port",
+    ),
     "scheme": ("{url} is not probed: {detail}", "link to an http or https address"),
-    "private": ("{url} is refused: {detail}",
-                "readers cannot reach private addresses; use --allow-private for an intranet "
-                "pack"),
-    "not-checked": ("{url} was not checked: {detail}",
-                    "raise total-budget in [tool.skillcheck], or run again"),
+    "private": (
+        "{url} is refused: {detail}",
+        "readers cannot reach private addresses; use --allow-private for an intranet pack",
+    ),
+    "not-checked": (
+        "{url} was not checked: {detail}",
+        "raise total-budget in [tool.skillcheck], or run again",
+    ),
 }
 
 
@@ -82,8 +99,11 @@ class Summary:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "urls": self.urls, "uses": self.uses, "cached": self.cached,
-            "skipped": self.skipped, "requests": self.requests,
+            "urls": self.urls,
+            "uses": self.uses,
+            "cached": self.cached,
+            "skipped": self.skipped,
+            "requests": self.requests,
             "network_unreachable": self.unreachable,
             "outcomes": {k: self.outcomes[k] for k in CLASSES if self.outcomes[k]},
             "hosts": {h: vars(s).copy() for h, s in sorted(self.hosts.items())},
@@ -102,13 +122,15 @@ def _no_progress(total: int) -> Iterator[Callable[[int], None]]:
     yield lambda n: None
 
 
-async def probe_all(targets: list[Target], config: Config, on_done: Callable[[int], None],
-                    **prober_args: Any) -> tuple[dict[str, Outcome], int]:
+async def probe_all(
+    targets: list[Target], config: Config, on_done: Callable[[int], None], **prober_args: Any
+) -> tuple[dict[str, Outcome], int]:
     """Outcome of every target (at most ``concurrency`` requests in flight) and the number of
     requests sent."""
     from skillcheck.probe.client import Prober
 
     async with Prober(config, **prober_args) as prober:
+
         async def one(t: Target) -> tuple[str, Outcome]:
             outcome = await prober.check(t)
             on_done(1)
@@ -130,32 +152,51 @@ def _severity(code: str, kind: str, host: str, config: Config) -> Severity:
     return RULES[code].severity
 
 
-def _diag(use: Use, others: int, code: str, severity: Severity, message: str,
-          hint: str) -> Diagnostic:
-    return Diagnostic(use.path, use.line, use.column, code, severity, message + _others(others),
-                      hint, use.url)
+def _diag(
+    use: Use, others: int, code: str, severity: Severity, message: str, hint: str
+) -> Diagnostic:
+    return Diagnostic(
+        use.path, use.line, use.column, code, severity, message + _others(others), hint, use.url
+    )
 
 
-def diagnose(collected: Collected, outcomes: dict[str, Outcome],
-             config: Config) -> tuple[list[Diagnostic], bool]:
+def diagnose(
+    collected: Collected, outcomes: dict[str, Outcome], config: Config
+) -> tuple[list[Diagnostic], bool]:
     """Diagnostics for every outcome but ok; True when the network looked unreachable."""
     out: list[Diagnostic] = []
     # URLs that went to the network; a refusal by the address check is not a network failure
-    network = [(t, outcomes[k]) for k, t in collected.targets.items()
-               if k in outcomes and not outcomes[k].from_cache and outcomes[k].requests > 0
-               and outcomes[k].kind != "private"]
+    network = [
+        (t, outcomes[k])
+        for k, t in collected.targets.items()
+        if k in outcomes
+        and not outcomes[k].from_cache
+        and outcomes[k].requests > 0
+        and outcomes[k].kind != "private"
+    ]
     hosts = {t.host for t, _ in network}
     connect = [(t, o) for t, o in network if o.connect_failure]
-    unreachable = (len(network) >= 2 and len(hosts) >= 2 and bool(connect)
-                   and all(o.kind in UNREACHABLE for _, o in network))
+    unreachable = (
+        len(network) >= 2
+        and len(hosts) >= 2
+        and bool(connect)
+        and all(o.kind in UNREACHABLE for _, o in network)
+    )
     if unreachable:
         where = collected.skills[0].display_root if collected.skills else "."
         first_error = min(connect, key=lambda p: p[0].first)[1].detail
-        out.append(Diagnostic(
-            where, 0, 0, "SC412", RULES["SC412"].severity,
-            f"the network is unreachable: none of {len(network)} URLs on {len(hosts)} hosts "
-            f"answered ({len(connect)} failed to connect; first error: {first_error})",
-            "no URL was judged: check this machine's connection, DNS or proxy and run again"))
+        out.append(
+            Diagnostic(
+                where,
+                0,
+                0,
+                "SC412",
+                RULES["SC412"].severity,
+                f"the network is unreachable: none of {len(network)} URLs on {len(hosts)} hosts "
+                f"answered ({len(connect)} failed to connect; first error: {first_error})",
+                "no URL was judged: check this machine's connection, DNS or proxy and run again",
+            )
+        )
     for key, t in collected.targets.items():
         o = outcomes.get(key)
         if o is None:
@@ -165,25 +206,41 @@ def diagnose(collected: Collected, outcomes: dict[str, Outcome],
         if o.kind != "ok" and not (unreachable and o.kind in UNREACHABLE):
             code = CODES[o.kind]
             template, hint = MESSAGES[o.kind]
-            msg = template.format(url=first.url, detail=o.detail, status=o.status,
-                                  location=o.location)
-            out.append(_diag(first, len(uses) - 1, code, _severity(code, o.kind, t.host, config),
-                             msg, hint))
+            msg = template.format(
+                url=first.url, detail=o.detail, status=o.status, location=o.location
+            )
+            out.append(
+                _diag(
+                    first, len(uses) - 1, code, _severity(code, o.kind, t.host, config), msg, hint
+                )
+            )
         for frag in o.missing_fragments:
             fuses = sorted(set(t.fragments.get(frag, [])))
             if not fuses:
                 continue
-            out.append(_diag(fuses[0], len(fuses) - 1, "SC411", RULES["SC411"].severity,
-                             f"{fuses[0].url}: the page has no id or name '{frag}'",
-                             "link to an anchor the page has (look at the headings' ids), or "
-                             "drop the fragment"))
+            out.append(
+                _diag(
+                    fuses[0],
+                    len(fuses) - 1,
+                    "SC411",
+                    RULES["SC411"].severity,
+                    f"{fuses[0].url}: the page has no id or name '{frag}'",
+                    "link to an anchor the page has (look at the headings' ids), or "
+                    "drop the fragment",
+                )
+            )
     return out, unreachable
 
 
-def summarize(collected: Collected, outcomes: dict[str, Outcome], requests: int,
-              unreachable: bool) -> Summary:
-    s = Summary(urls=len(collected.targets), skipped=collected.skipped, requests=requests,
-                unreachable=unreachable)
+def summarize(
+    collected: Collected, outcomes: dict[str, Outcome], requests: int, unreachable: bool
+) -> Summary:
+    s = Summary(
+        urls=len(collected.targets),
+        skipped=collected.skipped,
+        requests=requests,
+        unreachable=unreachable,
+    )
     for key, t in collected.targets.items():
         o = outcomes.get(key)
         s.uses += len(t.uses)
@@ -201,10 +258,18 @@ def summarize(collected: Collected, outcomes: dict[str, Outcome], requests: int,
     return s
 
 
-def run(paths: list[Path], config: Config, cwd: Path, exclude_base: Path | None = None, *,
-        progress: Progress | None = None, transport: httpx.AsyncBaseTransport | None = None,
-        resolver: Resolver | None = None, backoff_base: float | None = None,
-        token: str | None = None) -> ProbeResult:
+def run(
+    paths: list[Path],
+    config: Config,
+    cwd: Path,
+    exclude_base: Path | None = None,
+    *,
+    progress: Progress | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+    resolver: Resolver | None = None,
+    backoff_base: float | None = None,
+    token: str | None = None,
+) -> ProbeResult:
     """Probe every external URL of the skills under ``paths``."""
     from skillcheck.probe.cache import ProbeCache, default_path
 
@@ -242,9 +307,15 @@ def run(paths: list[Path], config: Config, cwd: Path, exclude_base: Path | None 
     diagnostics, unreachable = diagnose(collected, outcomes, config)
     diagnostics = [*collected.problems, *diagnostics]
     diagnostics = [d for d in diagnostics if selected(d.code, config.select, config.ignore)]
-    diagnostics = sorted(set(diagnostics), key=lambda d: (d.path, d.line, d.column, d.code,
-                                                          d.message))
+    diagnostics = sorted(
+        set(diagnostics), key=lambda d: (d.path, d.line, d.column, d.code, d.message)
+    )
     summary = summarize(collected, outcomes, requests, unreachable)
-    result = Result(diagnostics, len(collected.skills), collected.files,
-                    time.perf_counter() - started, [s.display_root for s in collected.skills])
+    result = Result(
+        diagnostics,
+        len(collected.skills),
+        collected.files,
+        time.perf_counter() - started,
+        [s.display_root for s in collected.skills],
+    )
     return ProbeResult(result, summary, outcomes)

@@ -29,8 +29,9 @@ METADATA = {
 
 # RFC 1918 and RFC 4193; other non-global ranges (documentation, benchmarking, reserved) are
 # refused as "not a public address"
-PRIVATE_NETS = tuple(ipaddress.ip_network(n) for n in (
-    "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"))
+PRIVATE_NETS = tuple(
+    ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7")
+)
 
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 
@@ -55,7 +56,8 @@ def refusal(address: str) -> str | None:
     """Why ``address`` must not be contacted, or None when it is a public address."""
     try:
         ip: ipaddress.IPv4Address | ipaddress.IPv6Address = ipaddress.ip_address(
-            address.split("%", 1)[0])
+            address.split("%", 1)[0]
+        )
     except ValueError:
         return "not an IP address"
     if isinstance(ip, ipaddress.IPv6Address):
@@ -134,8 +136,12 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
     """An httpcore network backend that resolves names itself, refuses non-public addresses
     (unless ``allow_private``), and connects to the checked address."""
 
-    def __init__(self, allow_private: bool, resolver: Resolver | None = None,
-                 inner: httpcore.AsyncNetworkBackend | None = None) -> None:
+    def __init__(
+        self,
+        allow_private: bool,
+        resolver: Resolver | None = None,
+        inner: httpcore.AsyncNetworkBackend | None = None,
+    ) -> None:
         self.allow_private = allow_private
         self.resolver = resolver or system_resolver
         self.inner = inner or httpcore.AnyIOBackend()
@@ -174,10 +180,14 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
             if why is not None:
                 raise Refused(host, addr, why)
 
-    async def connect_tcp(self, host: str, port: int, timeout: float | None = None,
-                          local_address: str | None = None,
-                          socket_options: Iterable[Any] | None = None
-                          ) -> httpcore.AsyncNetworkStream:
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
         try:
             addrs = await asyncio.wait_for(self.addresses(host, port), timeout)
         except asyncio.TimeoutError as exc:
@@ -186,17 +196,21 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         last: Exception | None = None
         for addr in addrs:
             try:
-                return await self.inner.connect_tcp(addr, port, timeout=timeout,
-                                                    local_address=local_address,
-                                                    socket_options=socket_options)
+                return await self.inner.connect_tcp(
+                    addr,
+                    port,
+                    timeout=timeout,
+                    local_address=local_address,
+                    socket_options=socket_options,
+                )
             except httpcore.ConnectError as exc:
                 last = exc
         assert last is not None
         raise last
 
-    async def connect_unix_socket(self, path: str, timeout: float | None = None,
-                                  socket_options: Iterable[Any] | None = None
-                                  ) -> httpcore.AsyncNetworkStream:
+    async def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+    ) -> httpcore.AsyncNetworkStream:
         raise httpcore.ConnectError("unix sockets are not probed")
 
     async def sleep(self, seconds: float) -> None:

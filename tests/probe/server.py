@@ -39,9 +39,12 @@ from typing import Any
 
 BIG = 50 * 1024 * 1024
 CHUNK = 64 * 1024
-PAGE = (b"<!doctype html><html><head><title>page</title></head><body>"
-        b"<h2 id=\"install\">Install</h2><a name=\"legacy\"></a><p>text</p>"
-        + b"<p>filler</p>" * 2000 + b"<h2 id='late'>Late</h2></body></html>")
+PAGE = (
+    b"<!doctype html><html><head><title>page</title></head><body>"
+    b'<h2 id="install">Install</h2><a name="legacy"></a><p>text</p>'
+    + b"<p>filler</p>" * 2000
+    + b"<h2 id='late'>Late</h2></body></html>"
+)
 
 
 @dataclass(frozen=True)
@@ -74,8 +77,13 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.owner.add_bytes(len(data))
         return True
 
-    def reply(self, code: int, body: bytes = b"", headers: dict[str, str] | None = None,
-              ctype: str = "text/html; charset=utf-8") -> None:
+    def reply(
+        self,
+        code: int,
+        body: bytes = b"",
+        headers: dict[str, str] | None = None,
+        ctype: str = "text/html; charset=utf-8",
+    ) -> None:
         self.send_response(code)
         for k, v in (headers or {}).items():
             self.send_header(k, v)
@@ -169,7 +177,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif head == "big":
             self.big(head_allowed=True)
         elif head == "big.html":
-            self.big(head_allowed=True, first=b"<html><body><h1 id=\"top\">Top</h1>")
+            self.big(head_allowed=True, first=b'<html><body><h1 id="top">Top</h1>')
         elif head == "big-nohead":
             self.big(head_allowed=False)
         elif head == "nohead":

@@ -25,11 +25,14 @@ def invoke(*args: str, cwd: Path) -> tuple[int, str, str]:
     return res.exit_code, res.stdout, res.stderr
 
 
-def _project(tmp_path: Path, links: list[str], table: str = "",
-             allow: list[str] | None = None) -> Path:
+def _project(
+    tmp_path: Path, links: list[str], table: str = "", allow: list[str] | None = None
+) -> Path:
     (tmp_path / "pyproject.toml").write_text(
         f"[tool.skillcheck]\nurl-allowlist = {json.dumps(allow or [])}\ncache-dir = 'cache'\n"
-        f"{table}", encoding="utf-8")
+        f"{table}",
+        encoding="utf-8",
+    )
     write_skill(tmp_path, links)
     return tmp_path
 
@@ -43,8 +46,9 @@ def test_text_output(tmp_path: Path, server: ProbeServer) -> None:
         "  hint: fix or remove the link; if the page moved, link to its new address",
         f"  url: {server.url('/status/404')}",
     ]
-    assert re.match(r"1 error, 0 warnings in 1 skill \(1 Markdown file\) in \d+\.\d\ds$",
-                    out.splitlines()[3])
+    assert re.match(
+        r"1 error, 0 warnings in 1 skill \(1 Markdown file\) in \d+\.\d\ds$", out.splitlines()[3]
+    )
     assert "probe: 2 URLs in 2 places, 2 requests" in err
     assert "by outcome: ok 1, broken 1" in err
     assert f"127.0.0.1:{server.port}" in err
@@ -58,13 +62,16 @@ def test_quiet_drops_the_summary(tmp_path: Path, server: ProbeServer) -> None:
 
 
 def test_json_output_carries_urls(tmp_path: Path, server: ProbeServer) -> None:
-    root = _project(tmp_path, [server.url("/status/410"), server.url("/moved"),
-                               server.url("/status/410#x")])
+    root = _project(
+        tmp_path, [server.url("/status/410"), server.url("/moved"), server.url("/status/410#x")]
+    )
     code, out, _ = invoke("probe", "--allow-private", "--format", "json", "demo", cwd=root)
     assert code == 1
     data = json.loads(out)
     assert [(d["code"], d["url"]) for d in data["diagnostics"]] == [
-        ("SC401", server.url("/status/410")), ("SC406", server.url("/moved"))]
+        ("SC401", server.url("/status/410")),
+        ("SC406", server.url("/moved")),
+    ]
     assert data["diagnostics"][0]["message"].endswith("(also used in 1 other place)")
     s = data["summary"]
     assert (s["errors"], s["warnings"], s["urls"], s["uses"]) == (1, 1, 2, 3)
@@ -83,15 +90,19 @@ def test_github_output(tmp_path: Path, server: ProbeServer) -> None:
 def test_warnings_pass_unless_strict(tmp_path: Path, server: ProbeServer) -> None:
     root = _project(tmp_path, [server.url("/moved")])
     assert invoke("probe", "--allow-private", "--no-cache", "demo", cwd=root)[0] == 0
-    assert invoke("probe", "--allow-private", "--no-cache", "--strict", "demo",
-                  cwd=root)[0] == 1
+    assert invoke("probe", "--allow-private", "--no-cache", "--strict", "demo", cwd=root)[0] == 1
 
 
 def test_example_addresses_are_skipped(tmp_path: Path, server: ProbeServer) -> None:
     # as for `check` (SC307): loopback and private literals, localhost, reserved example
     # domains and placeholders name no page; a metadata address is never fetched
-    links = [server.url("/status/404"), "http://169.254.169.254/latest/meta-data/",
-             "https://docs.example/x", "https://{{host}}/v1", "http://localhost:8000/v1"]
+    links = [
+        server.url("/status/404"),
+        "http://169.254.169.254/latest/meta-data/",
+        "https://docs.example/x",
+        "https://{{host}}/v1",
+        "http://localhost:8000/v1",
+    ]
     root = _project(tmp_path, links)
     code, out, err = invoke("probe", "--no-cache", "demo", cwd=root)
     assert code == 0 and out.startswith("0 errors") and server.requests() == []
@@ -99,8 +110,9 @@ def test_example_addresses_are_skipped(tmp_path: Path, server: ProbeServer) -> N
 
 
 def test_allowlisted_urls_are_skipped(tmp_path: Path, server: ProbeServer) -> None:
-    root = _project(tmp_path, [server.url("/status/404"), server.url("/ok")],
-                    allow=[server.url("/status")])
+    root = _project(
+        tmp_path, [server.url("/status/404"), server.url("/ok")], allow=[server.url("/status")]
+    )
     code, _, err = invoke("probe", "--allow-private", "--no-cache", "demo", cwd=root)
     assert code == 0 and server.requests() == [("HEAD", "/ok")]
     assert "1 example address skipped" in err
@@ -110,8 +122,9 @@ def test_options_and_config_table(tmp_path: Path, server: ProbeServer) -> None:
     root = _project(tmp_path, [server.url("/hang")], "timeout = 0.3\nretries = 0\n")
     code, out, _ = invoke("probe", "--allow-private", "--no-cache", "demo", cwd=root)
     assert code == 1 and "no answer within 0.3 s" in out
-    code, out, _ = invoke("probe", "--allow-private", "--no-cache", "--timeout", "0.2", "demo",
-                          cwd=root)
+    code, out, _ = invoke(
+        "probe", "--allow-private", "--no-cache", "--timeout", "0.2", "demo", cwd=root
+    )
     assert "no answer within 0.2 s" in out
 
 

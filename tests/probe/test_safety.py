@@ -75,8 +75,7 @@ def test_the_guard_connects_to_localhost_when_private_is_allowed(server: ProbeSe
 
 def test_a_hanging_resolver_times_out(hanging_resolver: list[str]) -> None:
     async def go() -> None:
-        await GuardedBackend(allow_private=False).connect_tcp("hangs.example", 443,
-                                                              timeout=0.2)
+        await GuardedBackend(allow_private=False).connect_tcp("hangs.example", 443, timeout=0.2)
 
     with pytest.raises(httpcore.ConnectTimeout, match=r"DNS lookup of hangs\.example timed out"):
         asyncio.run(go())  # returns although the lookup thread still hangs
@@ -95,10 +94,13 @@ def test_a_hanging_lookup_is_shared_not_repeated(hanging_resolver: list[str]) ->
     assert hanging_resolver == ["hangs.example"]  # three connections, one lookup
 
 
-@pytest.mark.parametrize(("errno", "temporary"), [
-    (socket.EAI_NONAME, False),
-    (socket.EAI_AGAIN, True),
-])
+@pytest.mark.parametrize(
+    ("errno", "temporary"),
+    [
+        (socket.EAI_NONAME, False),
+        (socket.EAI_AGAIN, True),
+    ],
+)
 def test_resolver_failures(monkeypatch: pytest.MonkeyPatch, errno: int, temporary: bool) -> None:
     asked: list[str] = []
 
@@ -141,15 +143,18 @@ def test_literal_addresses_skip_the_resolver(monkeypatch: pytest.MonkeyPatch) ->
     assert asyncio.run(backend.addresses("[::1]", 80)) == ["[::1]"]
 
 
-@pytest.mark.parametrize(("address", "why"), [
-    ("not-an-address", "not an IP address"),
-    ("169.254.169.254", "a cloud metadata address"),
-    ("::ffff:10.0.0.1", "a private address"),  # IPv4-mapped
-    ("2002:c0a8:0101::1", "a private address"),  # 6to4 of 192.168.1.1
-    ("fe80::1%eth0", "a link-local address"),  # with a zone
-    ("192.0.2.1", "not a public address"),  # documentation
-    ("93.184.215.14", None),
-])
+@pytest.mark.parametrize(
+    ("address", "why"),
+    [
+        ("not-an-address", "not an IP address"),
+        ("169.254.169.254", "a cloud metadata address"),
+        ("::ffff:10.0.0.1", "a private address"),  # IPv4-mapped
+        ("2002:c0a8:0101::1", "a private address"),  # 6to4 of 192.168.1.1
+        ("fe80::1%eth0", "a link-local address"),  # with a zone
+        ("192.0.2.1", "not a public address"),  # documentation
+        ("93.184.215.14", None),
+    ],
+)
 def test_refusal(address: str, why: str | None) -> None:
     assert refusal(address) == why
 

@@ -25,8 +25,9 @@ def test_ok_costs_one_head(tmp_path: Path, server: ProbeServer) -> None:
 
 
 def test_broken_404_and_410(tmp_path: Path, server: ProbeServer) -> None:
-    pr = probe(tmp_path, [server.url("/status/404"), server.url("/status/410"),
-                          server.url("/status/400")])
+    pr = probe(
+        tmp_path, [server.url("/status/404"), server.url("/status/410"), server.url("/status/400")]
+    )
     assert codes(pr) == ["SC401", "SC401", "SC401"]
     assert all(d.severity is Severity.ERROR for d in pr.result.diagnostics)
     assert "HTTP 404 Not Found" in pr.result.diagnostics[0].message
@@ -70,20 +71,26 @@ def test_retry_after_shared_by_the_host(tmp_path: Path, server: ProbeServer) -> 
     pr = probe(tmp_path, urls, per_host=1)
     assert codes(pr) == []
     assert sorted(p for _, p in server.requests()) == sorted(
-        ["/ratelimit/shared/1", "/ratelimit/shared/1", "/slow/0", "/ok"])
+        ["/ratelimit/shared/1", "/ratelimit/shared/1", "/slow/0", "/ok"]
+    )
     (limited,) = [h for h in server.hits if h.path == "/ratelimit/shared/1"][:1]
     after = [h for h in server.hits if h.at > limited.at]
     others = [h for h in after if h.path != limited.path]
     assert others, "no other URL of the host was sent after the 429: nothing was tested"
-    assert all(h.at - limited.at >= 0.9 for h in after), \
-        [(h.path, round(h.at - limited.at, 3)) for h in after]
+    assert all(h.at - limited.at >= 0.9 for h in after), [
+        (h.path, round(h.at - limited.at, 3)) for h in after
+    ]
 
 
-def test_retry_after_pauses_only_its_host(tmp_path: Path, server: ProbeServer,
-                                          server_factory: Callable[..., ProbeServer]) -> None:
+def test_retry_after_pauses_only_its_host(
+    tmp_path: Path, server: ProbeServer, server_factory: Callable[..., ProbeServer]
+) -> None:
     other = server_factory()
-    pr = probe(tmp_path, [server.url("/ratelimit/own/1"), other.url("/ok"),
-                          other.url("/slow/0")], per_host=1)
+    pr = probe(
+        tmp_path,
+        [server.url("/ratelimit/own/1"), other.url("/ok"), other.url("/slow/0")],
+        per_host=1,
+    )
     assert codes(pr) == []
     (limited,) = [h for h in server.hits if h.path == "/ratelimit/own/1"][:1]
     # the other host's URLs went out while this host paused
@@ -116,14 +123,18 @@ def test_retry_after_over_the_cap_is_not_waited(tmp_path: Path, server: ProbeSer
 def test_redirect_chain_is_followed(tmp_path: Path, server: ProbeServer) -> None:
     pr = probe(tmp_path, [server.url("/redirect/3")])
     assert codes(pr) == []  # temporary redirects are fine
-    assert [p for _, p in server.requests()] == ["/redirect/3", "/redirect/2", "/redirect/1",
-                                                 "/redirect/0"]
+    assert [p for _, p in server.requests()] == [
+        "/redirect/3",
+        "/redirect/2",
+        "/redirect/1",
+        "/redirect/0",
+    ]
 
 
-def test_permanent_redirect_names_the_new_location(tmp_path: Path,
-                                                    server: ProbeServer) -> None:
-    pr = probe(tmp_path, [server.url("/moved"), server.url("/moved308"),
-                          server.url("/moved-then-temp")])
+def test_permanent_redirect_names_the_new_location(tmp_path: Path, server: ProbeServer) -> None:
+    pr = probe(
+        tmp_path, [server.url("/moved"), server.url("/moved308"), server.url("/moved-then-temp")]
+    )
     assert codes(pr) == ["SC406", "SC406", "SC406"]
     msgs = [d.message for d in pr.result.diagnostics]
     assert msgs[0] == f"{server.url('/moved')} moved permanently (301) to {server.url('/ok')}"
@@ -161,8 +172,7 @@ def test_hang_is_cut_at_the_timeout(tmp_path: Path, server: ProbeServer) -> None
     assert len(server.requests()) == 1
 
 
-def test_a_hanging_url_costs_one_and_a_half_timeouts(tmp_path: Path,
-                                                      server: ProbeServer) -> None:
+def test_a_hanging_url_costs_one_and_a_half_timeouts(tmp_path: Path, server: ProbeServer) -> None:
     started = time.monotonic()
     pr = probe(tmp_path, [server.url("/hang")], timeout=0.5, retries=5)
     elapsed = time.monotonic() - started
@@ -172,8 +182,7 @@ def test_a_hanging_url_costs_one_and_a_half_timeouts(tmp_path: Path,
     assert 0.7 <= elapsed < 1.3
 
 
-def test_head_answers_a_50_mb_page_without_its_body(tmp_path: Path,
-                                                      server: ProbeServer) -> None:
+def test_head_answers_a_50_mb_page_without_its_body(tmp_path: Path, server: ProbeServer) -> None:
     pr = probe(tmp_path, [server.url("/big")])
     assert codes(pr) == []
     assert server.requests() == [("HEAD", "/big")]
@@ -194,8 +203,9 @@ def test_get_of_a_50_mb_page_does_not_read_it(tmp_path: Path, server: ProbeServe
     assert server.bytes_sent < BIG // 5
 
 
-def test_head_not_allowed_falls_back_to_get_once_per_host(tmp_path: Path,
-                                                            server: ProbeServer) -> None:
+def test_head_not_allowed_falls_back_to_get_once_per_host(
+    tmp_path: Path, server: ProbeServer
+) -> None:
     pr = probe(tmp_path, [server.url("/nohead"), server.url("/nohead?second")], per_host=1)
     assert codes(pr) == []
     # the host refused HEAD once: its other URLs are asked with GET directly
@@ -204,11 +214,16 @@ def test_head_not_allowed_falls_back_to_get_once_per_host(tmp_path: Path,
 
 def test_a_host_that_answers_head_keeps_head(tmp_path: Path, server: ProbeServer) -> None:
     # one route refusing HEAD does not make the whole host a GET host
-    pr = probe(tmp_path, [server.url("/ok"), server.url("/nohead"), server.url("/status/404")],
-               per_host=1)
+    pr = probe(
+        tmp_path, [server.url("/ok"), server.url("/nohead"), server.url("/status/404")], per_host=1
+    )
     assert codes(pr) == ["SC401"]
-    assert server.requests() == [("HEAD", "/ok"), ("HEAD", "/nohead"), ("GET", "/nohead"),
-                                 ("HEAD", "/status/404")]
+    assert server.requests() == [
+        ("HEAD", "/ok"),
+        ("HEAD", "/nohead"),
+        ("GET", "/nohead"),
+        ("HEAD", "/status/404"),
+    ]
 
 
 def test_head_unfriendly_hosts_get_straight_away(tmp_path: Path, server: ProbeServer) -> None:
@@ -217,8 +232,7 @@ def test_head_unfriendly_hosts_get_straight_away(tmp_path: Path, server: ProbeSe
     assert server.requests() == [("GET", "/nohead")]
 
 
-def test_403_for_non_browsers_is_blocked_not_broken(tmp_path: Path,
-                                                     server: ProbeServer) -> None:
+def test_403_for_non_browsers_is_blocked_not_broken(tmp_path: Path, server: ProbeServer) -> None:
     pr = probe(tmp_path, [server.url("/browser-only")])
     assert codes(pr) == ["SC405"]
     assert pr.result.errors == 0
@@ -232,20 +246,27 @@ def test_redirect_to_another_scheme(tmp_path: Path, server: ProbeServer) -> None
 
 
 def test_example_addresses_are_not_fetched(tmp_path: Path, server: ProbeServer) -> None:
-    links = [server.url("/ok"), "http://169.254.169.254/latest/meta-data/",
-             f"http://localhost:{server.port}/ok", "http://10.1.2.3/", "http://[::1]/"]
+    links = [
+        server.url("/ok"),
+        "http://169.254.169.254/latest/meta-data/",
+        f"http://localhost:{server.port}/ok",
+        "http://10.1.2.3/",
+        "http://[::1]/",
+    ]
     pr = probe(tmp_path, links, allow_private=False)
     assert codes(pr) == [] and pr.summary.skipped == 5
     assert server.requests() == []
 
 
-def test_names_resolving_to_private_addresses_are_refused(tmp_path: Path,
-                                                           server: ProbeServer) -> None:
+def test_names_resolving_to_private_addresses_are_refused(
+    tmp_path: Path, server: ProbeServer
+) -> None:
     async def resolve(host: str, port: int) -> list[str]:
         return {"intranet.corp": ["127.0.0.1"], "meta.corp": ["169.254.169.254"]}[host]
 
-    skill = write_skill(tmp_path / "skills", [f"http://intranet.corp:{server.port}/ok",
-                                              "http://meta.corp/latest/"])
+    skill = write_skill(
+        tmp_path / "skills", [f"http://intranet.corp:{server.port}/ok", "http://meta.corp/latest/"]
+    )
     pr = run([skill], config(tmp_path, allow_private=False), tmp_path, resolver=resolve)
     assert codes(pr) == ["SC410", "SC410"]
     msgs = [d.message for d in pr.result.diagnostics]
@@ -253,8 +274,7 @@ def test_names_resolving_to_private_addresses_are_refused(tmp_path: Path,
     assert "resolves to 169.254.169.254, a cloud metadata address" in msgs[1]
     assert server.requests() == []
     # with --allow-private the same name is fetched, at the address that was checked
-    pr = run([skill], config(tmp_path, allow_private=True, retries=0), tmp_path,
-             resolver=resolve)
+    pr = run([skill], config(tmp_path, allow_private=True, retries=0), tmp_path, resolver=resolve)
     assert server.requests() == [("HEAD", "/ok")]
 
 
@@ -269,10 +289,10 @@ def test_dedup_one_request_per_url(tmp_path: Path, server: ProbeServer) -> None:
     assert d.url == url
 
 
-def test_sources_json_urls_are_probed_at_their_line(tmp_path: Path,
-                                                     server: ProbeServer) -> None:
-    pr = probe(tmp_path, [server.url("/ok")], sources=[server.url("/ok"),
-                                                         server.url("/status/410")])
+def test_sources_json_urls_are_probed_at_their_line(tmp_path: Path, server: ProbeServer) -> None:
+    pr = probe(
+        tmp_path, [server.url("/ok")], sources=[server.url("/ok"), server.url("/status/410")]
+    )
     [d] = pr.result.diagnostics
     assert d.code == "SC401" and d.path == "skills/demo/data/sources.json"
     text = (tmp_path / "skills/demo/data/sources.json").read_text().splitlines()
@@ -281,8 +301,12 @@ def test_sources_json_urls_are_probed_at_their_line(tmp_path: Path,
 
 
 def test_fragments_checked_only_when_asked(tmp_path: Path, server: ProbeServer) -> None:
-    links = [server.url("/page#install"), server.url("/page#legacy"), server.url("/page#late"),
-             server.url("/page#nope")]
+    links = [
+        server.url("/page#install"),
+        server.url("/page#legacy"),
+        server.url("/page#late"),
+        server.url("/page#nope"),
+    ]
     pr = probe(tmp_path, links)
     assert codes(pr) == []
     assert server.requests() == [("HEAD", "/page")]
@@ -334,8 +358,7 @@ def _closed_port() -> int:
 
 
 def test_one_dead_host_is_a_connection_error(tmp_path: Path, server: ProbeServer) -> None:
-    pr = probe(tmp_path, [f"http://127.0.0.1:{_closed_port()}/x", server.url("/ok")],
-               retries=1)
+    pr = probe(tmp_path, [f"http://127.0.0.1:{_closed_port()}/x", server.url("/ok")], retries=1)
     assert codes(pr) == ["SC404"]
     assert "connection refused" in pr.result.diagnostics[0].message
 
@@ -349,8 +372,7 @@ def test_unreachable_network_is_reported_once(tmp_path: Path) -> None:
     assert pr.summary.unreachable
 
 
-def test_total_budget_leaves_the_rest_unchecked(tmp_path: Path,
-                                                 server: ProbeServer) -> None:
+def test_total_budget_leaves_the_rest_unchecked(tmp_path: Path, server: ProbeServer) -> None:
     links = [server.url(f"/slow/0.3?{i}") for i in range(8)]
     started = time.monotonic()
     pr = probe(tmp_path, links, per_host=1, total_budget=1.0)
@@ -379,7 +401,11 @@ def test_warm_cache_sends_no_request(tmp_path: Path, server: ProbeServer) -> Non
 def test_cache_does_not_answer_new_fragments(tmp_path: Path, server: ProbeServer) -> None:
     probe(tmp_path, [server.url("/page#install")], cache=True, check_fragments=True)
     server.reset()
-    pr = probe(tmp_path, [server.url("/page#install"), server.url("/page#nope")], cache=True,
-               check_fragments=True)
+    pr = probe(
+        tmp_path,
+        [server.url("/page#install"), server.url("/page#nope")],
+        cache=True,
+        check_fragments=True,
+    )
     assert codes(pr) == ["SC411"]
     assert server.requests() == [("GET", "/page")]

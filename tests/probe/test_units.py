@@ -32,29 +32,40 @@ from skillcheck.probe.outcome import Outcome
 from skillcheck.probe.safety import DNSError, GuardedBackend, Refused, refusal
 
 
-@pytest.mark.parametrize(("url", "key", "host", "fragment"), [
-    ("https://Example.COM:443/a/?q=1#Frag", "https://example.com/a/?q=1", "example.com", "Frag"),
-    ("HTTP://x.org", "http://x.org/", "x.org", ""),
-    ("http://x.org:8080/a", "http://x.org:8080/a", "x.org:8080", ""),
-    ("//cdn.x.org/lib.js", "https://cdn.x.org/lib.js", "cdn.x.org", ""),
-    ("http://[::1]:8080/x", "http://[::1]:8080/x", "[::1]:8080", ""),
-    ("https://x.org/a/", "https://x.org/a/", "x.org", ""),  # the slash is kept
-])
+@pytest.mark.parametrize(
+    ("url", "key", "host", "fragment"),
+    [
+        (
+            "https://Example.COM:443/a/?q=1#Frag",
+            "https://example.com/a/?q=1",
+            "example.com",
+            "Frag",
+        ),
+        ("HTTP://x.org", "http://x.org/", "x.org", ""),
+        ("http://x.org:8080/a", "http://x.org:8080/a", "x.org:8080", ""),
+        ("//cdn.x.org/lib.js", "https://cdn.x.org/lib.js", "cdn.x.org", ""),
+        ("http://[::1]:8080/x", "http://[::1]:8080/x", "[::1]:8080", ""),
+        ("https://x.org/a/", "https://x.org/a/", "x.org", ""),  # the slash is kept
+    ],
+)
 def test_request_key(url: str, key: str, host: str, fragment: str) -> None:
     assert request_key(url) == (key, host, fragment)
 
 
-@pytest.mark.parametrize(("url", "kind"), [
-    ("ftp://files.example.org/a", "scheme"),
-    ("file:///etc/passwd", "scheme"),
-    ("https://exa mple.com/", "invalid"),
-    ("https://host:99999/", "invalid"),
-    ("https:///path", "invalid"),
-    ("http://[::1/", "invalid"),
-    ("http://999.1.1.1/", "invalid"),
-    ("https://a..b/", "invalid"),
-    ("https://bad_host!/", "invalid"),
-])
+@pytest.mark.parametrize(
+    ("url", "kind"),
+    [
+        ("ftp://files.example.org/a", "scheme"),
+        ("file:///etc/passwd", "scheme"),
+        ("https://exa mple.com/", "invalid"),
+        ("https://host:99999/", "invalid"),
+        ("https:///path", "invalid"),
+        ("http://[::1/", "invalid"),
+        ("http://999.1.1.1/", "invalid"),
+        ("https://a..b/", "invalid"),
+        ("https://bad_host!/", "invalid"),
+    ],
+)
 def test_request_key_rejects(url: str, kind: str) -> None:
     with pytest.raises(BadURL) as exc:
         request_key(url)
@@ -76,16 +87,22 @@ def test_doc_urls_finds_links_not_code() -> None:
     )
     got = doc_urls(doc)
     assert [u for u, _, _ in got] == [
-        "https://a.example/x", "https://img.example/i.png", "https://auto.example/",
-        "https://bare.example/p", "https://html.example/h",
-        "https://en.wikipedia.org/wiki/Foo_(bar)", "https://def.example/d"]
+        "https://a.example/x",
+        "https://img.example/i.png",
+        "https://auto.example/",
+        "https://bare.example/p",
+        "https://html.example/h",
+        "https://en.wikipedia.org/wiki/Foo_(bar)",
+        "https://def.example/d",
+    ]
     assert [ln for _, ln, _ in got] == [2, 2, 3, 3, 4, 10, 13]
 
 
 def test_targets_group_uses_and_fragments() -> None:
     targets: dict[str, Target] = {}
-    for i, url in enumerate(["https://x.org/a#one", "HTTPS://X.ORG/a#two", "https://x.org/a",
-                             "ftp://x.org/f"]):
+    for i, url in enumerate(
+        ["https://x.org/a#one", "HTTPS://X.ORG/a#two", "https://x.org/a", "ftp://x.org/f"]
+    ):
         add_use(targets, Use("SKILL.md", i + 1, 1, url))
     t = targets["https://x.org/a"]
     assert len(t.uses) == 3 and set(t.fragments) == {"one", "two"} and t.problem is None
@@ -101,42 +118,48 @@ def test_parse_retry_after() -> None:
     assert parse_retry_after("Tue, 14 Nov 2023 22:13:00 GMT", now) == 0.0  # in the past
 
 
-@pytest.mark.parametrize(("address", "why"), [
-    ("169.254.169.254", "a cloud metadata address"),
-    ("fd00:ec2::254", "a cloud metadata address"),
-    ("100.100.100.200", "a cloud metadata address"),
-    ("127.0.0.1", "a loopback address"),
-    ("::1", "a loopback address"),
-    ("::ffff:127.0.0.1", "a loopback address"),
-    ("169.254.1.2", "a link-local address"),
-    ("fe80::1", "a link-local address"),
-    ("10.0.0.1", "a private address"),
-    ("192.168.1.1", "a private address"),
-    ("172.16.0.1", "a private address"),
-    ("fc00::1", "a private address"),
-    ("100.64.0.1", "not a public address"),
-    ("0.0.0.0", "not a public address"),
-    ("203.0.113.80", "not a public address"),  # documentation range
-    ("224.0.0.1", "not a public address"),
-    ("8.8.8.8", None),
-    ("2606:4700:4700::1111", None),
-])
+@pytest.mark.parametrize(
+    ("address", "why"),
+    [
+        ("169.254.169.254", "a cloud metadata address"),
+        ("fd00:ec2::254", "a cloud metadata address"),
+        ("100.100.100.200", "a cloud metadata address"),
+        ("127.0.0.1", "a loopback address"),
+        ("::1", "a loopback address"),
+        ("::ffff:127.0.0.1", "a loopback address"),
+        ("169.254.1.2", "a link-local address"),
+        ("fe80::1", "a link-local address"),
+        ("10.0.0.1", "a private address"),
+        ("192.168.1.1", "a private address"),
+        ("172.16.0.1", "a private address"),
+        ("fc00::1", "a private address"),
+        ("100.64.0.1", "not a public address"),
+        ("0.0.0.0", "not a public address"),
+        ("203.0.113.80", "not a public address"),  # documentation range
+        ("224.0.0.1", "not a public address"),
+        ("8.8.8.8", None),
+        ("2606:4700:4700::1111", None),
+    ],
+)
 def test_refusal(address: str, why: str | None) -> None:
     assert refusal(address) == why
 
 
-@pytest.mark.parametrize(("html", "fragment", "found"), [
-    (b'<h2 id="install">', "install", True),
-    (b"<h2 id='install'>", "install", True),
-    (b"<h2 ID=install>", "install", True),
-    (b'<a name="legacy"></a>', "legacy", True),
-    (b'{"html":"<h2 id=\\"user-content-install\\">"}', "install", True),  # GitHub's JSON
-    (b'<h2 id="user-content-install">', "install", True),
-    (b'<h2 id="caf\xc3\xa9">', "caf%C3%A9", True),
-    (b'<div data-id="install">', "install", False),
-    (b'<h2 id="install-guide">', "install", False),
-    (b"install", "install", False),
-])
+@pytest.mark.parametrize(
+    ("html", "fragment", "found"),
+    [
+        (b'<h2 id="install">', "install", True),
+        (b"<h2 id='install'>", "install", True),
+        (b"<h2 ID=install>", "install", True),
+        (b'<a name="legacy"></a>', "legacy", True),
+        (b'{"html":"<h2 id=\\"user-content-install\\">"}', "install", True),  # GitHub's JSON
+        (b'<h2 id="user-content-install">', "install", True),
+        (b'<h2 id="caf\xc3\xa9">', "caf%C3%A9", True),
+        (b'<div data-id="install">', "install", False),
+        (b'<h2 id="install-guide">', "install", False),
+        (b"install", "install", False),
+    ],
+)
 def test_fragment_pattern(html: bytes, fragment: str, found: bool) -> None:
     assert bool(fragment_pattern(fragment).search(html)) is found
 
@@ -163,19 +186,20 @@ def test_describe_tls_error() -> None:
 
 # -- the client through MockTransport --------------------------------------------------
 
+
 def _cfg(**kw: Any) -> Config:
     base: dict[str, Any] = {"timeout": 1.0, "retries": 2, "allow_private": False}
     base.update(kw)
     return dataclasses.replace(Config(), **base)
 
 
-def _check(handler: Callable[[httpx.Request], httpx.Response], url: str,
-           **kw: Any) -> Outcome:
+def _check(handler: Callable[[httpx.Request], httpx.Response], url: str, **kw: Any) -> Outcome:
     token = kw.pop("token", "")
 
     async def go() -> Outcome:
-        async with Prober(_cfg(**kw), transport=httpx.MockTransport(handler), token=token,
-                          backoff_base=0.01) as p:
+        async with Prober(
+            _cfg(**kw), transport=httpx.MockTransport(handler), token=token, backoff_base=0.01
+        ) as p:
             targets: dict[str, Target] = {}
             add_use(targets, Use("SKILL.md", 1, 1, url))
             return await p.check(next(iter(targets.values())))
@@ -204,12 +228,22 @@ def test_github_token_only_for_github_over_https() -> None:
             return httpx.Response(302, headers={"Location": "https://elsewhere.example/x"})
         return httpx.Response(200)
 
-    for url in ("https://github.com/o/r", "https://api.github.com/repos/o/r",
-                "http://github.com/o/r", "https://example.org/", "https://github.com/moved"):
+    for url in (
+        "https://github.com/o/r",
+        "https://api.github.com/repos/o/r",
+        "http://github.com/o/r",
+        "https://example.org/",
+        "https://github.com/moved",
+    ):
         assert _check(handler, url, token="t0k").kind == "ok"
-    assert auth == [("github.com", "Bearer t0k"), ("api.github.com", "Bearer t0k"),
-                    ("github.com", None), ("example.org", None), ("github.com", "Bearer t0k"),
-                    ("elsewhere.example", None)]
+    assert auth == [
+        ("github.com", "Bearer t0k"),
+        ("api.github.com", "Bearer t0k"),
+        ("github.com", None),
+        ("example.org", None),
+        ("github.com", "Bearer t0k"),
+        ("elsewhere.example", None),
+    ]
 
 
 def test_connection_error_is_retried_with_backoff() -> None:
@@ -249,13 +283,19 @@ def test_scheme_and_invalid_need_no_request() -> None:
 
 # -- the guarded network backend ---------------------------------------------------------
 
+
 class _FakeInner(httpcore.AsyncNetworkBackend):
     def __init__(self) -> None:
         self.connected: list[tuple[str, int]] = []
 
-    async def connect_tcp(self, host: str, port: int, timeout: float | None = None,
-                          local_address: str | None = None,
-                          socket_options: Any = None) -> httpcore.AsyncNetworkStream:
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Any = None,
+    ) -> httpcore.AsyncNetworkStream:
         self.connected.append((host, port))
         raise httpcore.ConnectError("fake")
 
@@ -271,8 +311,13 @@ def _resolver(table: dict[str, list[str]]) -> Callable[[str, int], Any]:
 
 def test_backend_refuses_names_that_resolve_to_private_addresses() -> None:
     inner = _FakeInner()
-    backend = GuardedBackend(False, _resolver({"intranet.example": ["8.8.8.8", "10.0.0.7"],
-                                               "meta.example": ["169.254.169.254"]}), inner)
+    backend = GuardedBackend(
+        False,
+        _resolver(
+            {"intranet.example": ["8.8.8.8", "10.0.0.7"], "meta.example": ["169.254.169.254"]}
+        ),
+        inner,
+    )
 
     async def go(host: str) -> None:
         await backend.connect_tcp(host, 80, timeout=1)
@@ -303,6 +348,7 @@ def test_backend_allow_private() -> None:
 
 
 # -- the cache --------------------------------------------------------------------------
+
 
 class _Clock:
     def __init__(self) -> None:
@@ -351,15 +397,18 @@ def test_corrupt_cache_is_ignored(tmp_path: Path) -> None:
 
 
 def test_check_never_imports_httpx() -> None:
-    code = ("import sys\nfrom click.testing import CliRunner\nfrom skillcheck.cli import main\n"
-            "r = CliRunner().invoke(main, ['rules'])\n"
-            "assert r.exit_code == 0 and 'SC101' in r.output, r.output\n"
-            "r = CliRunner().invoke(main, ['check', '--no-cache', sys.argv[1]])\n"
-            "assert r.exit_code == 0 and '0 errors' in r.output, r.output\n"
-            "assert 'httpx' not in sys.modules, 'check imported httpx'\n"
-            "import skillcheck.probe.client\n"
-            "assert 'httpx' in sys.modules  # the probe does import it: the check above can fail\n")
+    code = (
+        "import sys\nfrom click.testing import CliRunner\nfrom skillcheck.cli import main\n"
+        "r = CliRunner().invoke(main, ['rules'])\n"
+        "assert r.exit_code == 0 and 'SC101' in r.output, r.output\n"
+        "r = CliRunner().invoke(main, ['check', '--no-cache', sys.argv[1]])\n"
+        "assert r.exit_code == 0 and '0 errors' in r.output, r.output\n"
+        "assert 'httpx' not in sys.modules, 'check imported httpx'\n"
+        "import skillcheck.probe.client\n"
+        "assert 'httpx' in sys.modules  # the probe does import it: the check above can fail\n"
+    )
     fixture = Path(__file__).resolve().parent.parent / "fixtures" / "pass" / "minimal"
-    res = subprocess.run([sys.executable, "-c", code, str(fixture)], capture_output=True,
-                         text=True, check=False)
+    res = subprocess.run(
+        [sys.executable, "-c", code, str(fixture)], capture_output=True, text=True, check=False
+    )
     assert res.returncode == 0, res.stderr
