@@ -10,7 +10,8 @@ import pytest
 
 from skillcheck.engines import Manifest, dumps, manifest_from_dict
 from skillcheck.engines.commands import check_config_keys, check_invocation, find_invocations
-from skillcheck.engines.generate import GenerateError, build, main
+from tools.manifests import GenerateError, build
+from tools.manifests.__main__ import main
 
 SAMPLES = Path(__file__).resolve().parent / "samples"
 EXPECTED = SAMPLES / "expected"
