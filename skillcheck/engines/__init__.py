@@ -1,7 +1,8 @@
 """Engine-flag manifests: which options each pinned engine release accepts.
 
-A manifest is generated from an engine's released source by
-``python -m skillcheck.engines.generate`` and committed as JSON under
+A manifest is generated from an engine's released source by the maintainer
+tool ``python -m tools.manifests`` (in the repository, not in the installed
+package) and committed as JSON under
 ``skillcheck/engines/manifests/``. This module loads them (from the source
 tree or an installed wheel) into frozen dataclasses.
 

@@ -99,7 +99,7 @@ def _resolve(ctx: Context, rel: str, engine: str, declared: dict[str, str],
             diags.append(ctx.diag(rel, line, 1, "SC615",
                                   f"no {engine} manifest for version {want}; checked against the "
                                   f"newest committed one ({have})",
-                                  "generate one: python -m skillcheck.engines.generate "
+                                  "generate one in the skillcheck repository: python -m tools.manifests "
                                   f"{engine} {want}"))
     return _manifest(engine, version), diags
 

@@ -35,7 +35,7 @@ def test_committed_manifests_are_stable_json(engine: str, version: str) -> None:
     manifest = load(engine, version)
     assert manifest.provenance["generated"] == "2026-11-30"
     assert manifest.provenance["generator"].startswith(
-        f"python -m skillcheck.engines.generate {engine} ")
+        f"python -m tools.manifests {engine} ")
     names = [o.name for o in manifest.options]
     assert len(names) > 50
 

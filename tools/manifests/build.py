@@ -73,7 +73,7 @@ def build(
     provenance: dict[str, Any] = {
         "package": f"{package}=={version}",
         "source": origin or described,
-        "generator": f"python -m skillcheck.engines.generate {engine} {version}",
+        "generator": f"python -m tools.manifests {engine} {version}",
         "generated": generated,
         **dict(manifest.provenance),
     }
