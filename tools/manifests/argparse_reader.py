@@ -82,6 +82,107 @@ def _action_class_nargs(mod: Module, expr: ast.expr) -> tuple[str, Any]:
     return name, UNKNOWN
 
 
+_FLAG_ACTIONS = ("store_true", "store_false", "store_const", "count", "help", "version")
+_INT_TYPES = ("int", "human_readable_int", "human_readable_int_or_auto")
+
+
+def _apply_action(kw: Kw, expr: ast.expr, mod: Module, local: dict[str, Any]) -> None:
+    value = const_eval(expr, mod, local)
+    if value in _FLAG_ACTIONS:
+        kw.action, kw.nargs, kw.type = "flag", 0, "bool"
+    elif value == "append":
+        kw.action = "append"
+    elif value in ("store", "extend"):
+        kw.action = "store"
+    elif terminal_name(expr) == "BooleanOptionalAction":
+        kw.action, kw.type, kw.nargs = "bool-optional", "bool", 0
+    else:
+        _apply_custom_action(kw, expr, mod)
+
+
+def _apply_custom_action(kw: Kw, expr: ast.expr, mod: Module) -> None:
+    cls_name, nargs = _action_class_nargs(mod, expr)
+    kw.action = "custom"
+    if "Deprecated" in cls_name:
+        kw.deprecated = kw.deprecated or "deprecated"
+        if cls_name == "DeprecatedAction":
+            kw.removed = True
+    if nargs == 0:
+        kw.nargs, kw.type = 0, "bool"
+    elif nargs is not UNKNOWN:
+        kw.nargs = nargs
+
+
+def _apply_type(kw: Kw, expr: ast.expr, mod: Module, local: dict[str, Any]) -> None:
+    name = terminal_name(expr)
+    if "json.loads" in ast.unparse(expr) or name == "json_list_type":
+        kw.type = "json" if kw.type != "json|str" else kw.type
+    elif isinstance(expr, ast.Lambda):
+        _apply_lambda_type(kw, expr)
+    elif name in _INT_TYPES:
+        kw.type = "int"
+    elif name == "float":
+        kw.type = "float"
+    elif name in ("str", "optional_type"):
+        inner = expr.args[0] if isinstance(expr, ast.Call) and expr.args else None
+        if inner is not None and "json.loads" in ast.unparse(inner):
+            kw.type = "json"
+        elif inner is not None and terminal_name(inner) in ("int", "float"):
+            kw.type = terminal_name(inner)
+        elif kw.type not in ("int", "float"):
+            kw.type = "str"
+
+
+def _apply_lambda_type(kw: Kw, expr: ast.Lambda) -> None:
+    """``type=lambda s: s.lower()...``: a normalisation of the value, not a type."""
+    body = ast.unparse(expr.body)
+    if ".lower()" in body and "replace('-', '_')" in body:
+        kw.normalize = "lower,dash-to-underscore"
+    elif ".lower()" in body:
+        kw.normalize = "lower"
+    if kw.type == "json":
+        kw.type = "str"
+
+
+def _apply_choices(kw: Kw, expr: ast.expr, mod: Module, local: dict[str, Any]) -> None:
+    choices, kind = choices_kind(const_eval(expr, mod, local))
+    if choices is None:
+        kw.choices, kw.choices_kind = None, None
+        return
+    if kind == CHOICES_STRICT and _is_registry(expr, mod, local):
+        kind = CHOICES_KNOWN
+    kw.choices, kw.choices_kind = [c for c in choices if c is not None], kind
+
+
+def _apply_nargs(kw: Kw, expr: ast.expr, mod: Module, local: dict[str, Any]) -> None:
+    value = const_eval(expr, mod, local)
+    if value is not UNKNOWN:
+        kw.nargs = value
+        if value != 0 and kw.type == "bool":
+            kw.type = "str"
+
+
+def _apply_help(kw: Kw, expr: ast.expr, mod: Module, local: dict[str, Any]) -> None:
+    message = deprecation_in_help(const_eval(expr, mod, local))
+    if message:
+        kw.deprecated = message
+
+
+def _apply_deprecated(kw: Kw, expr: ast.expr, mod: Module, local: dict[str, Any]) -> None:
+    if const_eval(expr, mod, local) is True:
+        kw.deprecated = kw.deprecated or "deprecated"
+
+
+_KWARGS: dict[str, Callable[[Kw, ast.expr, Module, dict[str, Any]], None]] = {
+    "action": _apply_action,
+    "type": _apply_type,
+    "choices": _apply_choices,
+    "nargs": _apply_nargs,
+    "help": _apply_help,
+    "deprecated": _apply_deprecated,
+}
+
+
 def apply_kwarg(
     kw: Kw, key: str, expr: ast.expr | None, mod: Module, local: dict[str, Any]
 ) -> None:
@@ -90,86 +191,9 @@ def apply_kwarg(
         if key == "nargs":
             kw.nargs = None
         return
-    if key == "action":
-        value = const_eval(expr, mod, local)
-        if value in ("store_true", "store_false", "store_const", "count", "help", "version"):
-            kw.action, kw.nargs = "flag", 0
-            if kw.type not in ("bool",):
-                kw.type = "bool"
-            return
-        if value == "append":
-            kw.action = "append"
-            return
-        if value in ("store", "extend"):
-            kw.action = "store"
-            return
-        name = terminal_name(expr)
-        if name == "BooleanOptionalAction":
-            kw.action, kw.type, kw.nargs = "bool-optional", "bool", 0
-            return
-        cls_name, nargs = _action_class_nargs(mod, expr)
-        kw.action = "custom"
-        if "Deprecated" in cls_name:
-            kw.deprecated = kw.deprecated or "deprecated"
-            if cls_name == "DeprecatedAction":
-                kw.removed = True
-        if nargs == 0:
-            kw.nargs, kw.type = 0, "bool"
-        elif nargs is not UNKNOWN:
-            kw.nargs = nargs
-        return
-    if key == "type":
-        name = terminal_name(expr)
-        text = ast.unparse(expr)
-        if "json.loads" in text or name in ("json_list_type",):
-            kw.type = "json" if kw.type != "json|str" else kw.type
-        elif isinstance(expr, ast.Lambda):
-            body = ast.unparse(expr.body)
-            if ".lower()" in body and "replace('-', '_')" in body:
-                kw.normalize = "lower,dash-to-underscore"
-            elif ".lower()" in body:
-                kw.normalize = "lower"
-            if kw.type in ("json",):
-                kw.type = "str"
-        elif name in ("int", "human_readable_int", "human_readable_int_or_auto"):
-            kw.type = "int"
-        elif name == "float":
-            kw.type = "float"
-        elif name == "str" or name == "optional_type":
-            inner = expr.args[0] if isinstance(expr, ast.Call) and expr.args else None
-            if inner is not None and "json.loads" in ast.unparse(inner):
-                kw.type = "json"
-            elif inner is not None and terminal_name(inner) in ("int", "float"):
-                kw.type = terminal_name(inner)
-            elif kw.type in ("json", "json|str") or kw.type not in ("int", "float"):
-                kw.type = "str"
-        return
-    if key == "choices":
-        values = const_eval(expr, mod, local)
-        choices, kind = choices_kind(values)
-        if choices is None:
-            kw.choices, kw.choices_kind = None, None
-            return
-        if kind == CHOICES_STRICT and _is_registry(expr, mod, local):
-            kind = CHOICES_KNOWN
-        kw.choices, kw.choices_kind = [c for c in choices if c is not None], kind
-        return
-    if key == "nargs":
-        value = const_eval(expr, mod, local)
-        if value is not UNKNOWN:
-            kw.nargs = value
-            if value != 0 and kw.type == "bool":
-                kw.type = "str"
-        return
-    if key == "help":
-        message = deprecation_in_help(const_eval(expr, mod, local))
-        if message:
-            kw.deprecated = message
-        return
-    if key == "deprecated":
-        if const_eval(expr, mod, local) is True:
-            kw.deprecated = kw.deprecated or "deprecated"
-        return
+    handler = _KWARGS.get(key)
+    if handler is not None:
+        handler(kw, expr, mod, local)
 
 
 def _is_registry(expr: ast.expr, mod: Module, local: dict[str, Any]) -> bool:

@@ -19,58 +19,63 @@ def const_eval(
     if expr is None or depth > 20:
         return UNKNOWN
     local = local or {}
-
-    def ev(e: ast.expr) -> Any:
-        return const_eval(e, mod, local, depth + 1)
-
     if isinstance(expr, ast.Constant):
         return expr.value
-    if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
-        items = [ev(e) for e in expr.elts]
-        if any(i is UNKNOWN for i in items):
-            return UNKNOWN
-        return items
+    if isinstance(expr, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
+        return _eval_display(expr, mod, local, depth)
+    if isinstance(expr, (ast.Name, ast.Attribute)):
+        return _eval_reference(expr, mod, local, depth)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        left = const_eval(expr.left, mod, local, depth + 1)
+        return _concat(left, const_eval(expr.right, mod, local, depth + 1))
+    if isinstance(expr, ast.JoinedStr):
+        return _eval_fstring(expr, mod, local, depth)
+    if isinstance(expr, ast.Call):
+        return _const_call(expr, mod, local, depth)
+    # Anything else, including a Literal[...] used as a value, is not evaluated.
+    return UNKNOWN
+
+
+def _eval_display(expr: ast.List | ast.Tuple | ast.Set | ast.Dict, mod: Module,
+                  local: dict[str, Any], depth: int) -> Any:
+    """A list, tuple or set (as a list) or a dict whose items are all constants."""
     if isinstance(expr, ast.Dict):
         out: dict[Any, Any] = {}
         for k, v in zip(expr.keys, expr.values, strict=False):
             if k is None:
                 return UNKNOWN
-            out[ev(k)] = ev(v)
+            out[const_eval(k, mod, local, depth + 1)] = const_eval(v, mod, local, depth + 1)
         return out
-    if isinstance(expr, ast.Name):
-        if expr.id in local:
-            return local[expr.id]
-        found = mod.resolve(expr.id)
-        if found is not None and found[1].kind == "value" and isinstance(found[1].node, ast.expr):
-            return const_eval(found[1].node, found[0], None, depth + 1)
+    items = [const_eval(e, mod, local, depth + 1) for e in expr.elts]
+    if any(i is UNKNOWN for i in items):
         return UNKNOWN
-    if isinstance(expr, ast.Attribute):
-        found = mod.resolve_expr(expr)
-        if found is not None and found[1].kind == "value" and isinstance(found[1].node, ast.expr):
-            return const_eval(found[1].node, found[0], None, depth + 1)
-        return UNKNOWN
-    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
-        left, right = ev(expr.left), ev(expr.right)
-        return _concat(left, right)
-    if isinstance(expr, ast.JoinedStr):
-        parts: list[str] = []
-        for value in expr.values:
-            if isinstance(value, ast.Constant) and isinstance(value.value, str):
-                parts.append(value.value)
-            elif isinstance(value, ast.FormattedValue):
-                inner = ev(value.value)
-                if inner is UNKNOWN:
-                    return UNKNOWN
-                parts.append(str(inner))
-            else:
-                return UNKNOWN
-        return "".join(parts)
-    if isinstance(expr, ast.Call):
-        return _const_call(expr, mod, local, depth)
-    if isinstance(expr, ast.Subscript):
-        # Literal[...] used as a value, e.g. get_args(Literal["a", "b"])
-        return UNKNOWN
+    return items
+
+
+def _eval_reference(expr: ast.Name | ast.Attribute, mod: Module, local: dict[str, Any],
+                    depth: int) -> Any:
+    """A local name, or a module-level value reached through the imports."""
+    if isinstance(expr, ast.Name) and expr.id in local:
+        return local[expr.id]
+    found = mod.resolve_expr(expr)
+    if found is not None and found[1].kind == "value" and isinstance(found[1].node, ast.expr):
+        return const_eval(found[1].node, found[0], None, depth + 1)
     return UNKNOWN
+
+
+def _eval_fstring(expr: ast.JoinedStr, mod: Module, local: dict[str, Any], depth: int) -> Any:
+    parts: list[str] = []
+    for value in expr.values:
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            parts.append(value.value)
+        elif isinstance(value, ast.FormattedValue):
+            inner = const_eval(value.value, mod, local, depth + 1)
+            if inner is UNKNOWN:
+                return UNKNOWN
+            parts.append(str(inner))
+        else:
+            return UNKNOWN
+    return "".join(parts)
 
 
 def _concat(left: Any, right: Any) -> Any:
@@ -199,81 +204,118 @@ def type_hints(expr: ast.expr | None, mod: Module, depth: int = 0) -> tuple[TH, 
     """Flatten a type annotation into its members (Optional, Union, Annotated unwrapped)."""
     if expr is None or depth > 25:
         return (TH("any"),)
+    if isinstance(expr, ast.Constant):
+        return _constant_hint(expr, mod, depth)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.BitOr):
+        return type_hints(expr.left, mod, depth + 1) + type_hints(expr.right, mod, depth + 1)
+    if isinstance(expr, ast.Subscript):
+        return _subscript_hints(expr, mod, depth)
+    return _name_hints(expr, mod, depth)
 
+
+def _constant_hint(expr: ast.Constant, mod: Module, depth: int) -> tuple[TH, ...]:
+    """``None``, or a string annotation (a forward reference)."""
+    if expr.value is None:
+        return (TH("none"),)
+    if isinstance(expr.value, str):
+        try:
+            return type_hints(ast.parse(expr.value, mode="eval").body, mod, depth + 1)
+        except SyntaxError:
+            return (TH("any"),)
+    return (TH("any"),)
+
+
+def _literal_values(items: list[ast.expr], mod: Module, depth: int) -> tuple[Any, ...]:
+    values: list[Any] = []
+    for item in items:
+        value = const_eval(item, mod)
+        if value is not UNKNOWN and not isinstance(value, (list, dict)):
+            values.append(value)
+            continue
+        # a nested Literal, possibly through an alias: Literal["auto", Other]
+        nested = type_hints(item, mod, depth + 1)
+        values.extend(v for h in nested if h.kind == "literal" for v in h.values)
+    return tuple(values)
+
+
+def _wrapper_hints(base: str, items: list[ast.expr], mod: Module,
+                   depth: int) -> tuple[TH, ...] | None:
+    """Optional, Union, Annotated and the qualifiers (ClassVar, Final, ...); None otherwise."""
     def th(e: ast.expr) -> tuple[TH, ...]:
         return type_hints(e, mod, depth + 1)
 
-    if isinstance(expr, ast.Constant):
-        if expr.value is None:
-            return (TH("none"),)
-        if isinstance(expr.value, str):
-            try:
-                return th(ast.parse(expr.value, mode="eval").body)
-            except SyntaxError:
-                return (TH("any"),)
-        return (TH("any"),)
-    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.BitOr):
-        return th(expr.left) + th(expr.right)
-    if isinstance(expr, ast.Subscript):
-        base = terminal_name(expr.value)
-        sl = expr.slice
-        items = list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]
-        if base == "Literal":
-            values: list[Any] = []
-            for item in items:
-                value = const_eval(item, mod)
-                if value is not UNKNOWN and not isinstance(value, (list, dict)):
-                    values.append(value)
-                    continue
-                # a nested Literal, possibly through an alias: Literal["auto", Other]
-                values.extend(v for h in th(item) if h.kind == "literal" for v in h.values)
-            return (TH("literal", values=tuple(values)),)
-        if base == "Optional":
-            return (*th(items[0]), TH("none"))
-        if base == "Union":
-            return tuple(h for item in items for h in th(item))
-        if base == "Annotated":
-            inner = th(items[0])
-            return tuple(
-                TH(h.kind, h.values, h.elems, h.ref, h.name, h.ellipsis, tuple(items[1:]))
-                for h in inner
-            )
-        if base in ("ClassVar", "InitVar", "Final", "Required", "NotRequired"):
-            inner = th(items[0])
-            return tuple(
-                TH("classvar" if base == "ClassVar" else h.kind, h.values, h.elems, h.ref, h.name)
-                for h in inner
-            )
-        if base in _GENERIC_LIST:
-            return (TH("list", elems=(th(items[0]),)),)
-        if base in _GENERIC_SET:
-            return (TH("set", elems=(th(items[0]),)),)
-        if base in ("tuple", "Tuple"):
-            ell = any(isinstance(i, ast.Constant) and i.value is Ellipsis for i in items)
-            elems = tuple(
-                th(i) for i in items if not (isinstance(i, ast.Constant) and i.value is Ellipsis)
-            )
-            return (TH("tuple", elems=elems, ellipsis=ell),)
-        if base in _GENERIC_DICT:
-            return (TH("dict"),)
-        if base in ("type", "Type", "Callable"):
-            return (TH("any", name=base),)
-        return th(expr.value)
+    if base == "Optional":
+        return (*th(items[0]), TH("none"))
+    if base == "Union":
+        return tuple(h for item in items for h in th(item))
+    if base == "Annotated":
+        return tuple(
+            TH(h.kind, h.values, h.elems, h.ref, h.name, h.ellipsis, tuple(items[1:]))
+            for h in th(items[0])
+        )
+    if base in ("ClassVar", "InitVar", "Final", "Required", "NotRequired"):
+        return tuple(
+            TH("classvar" if base == "ClassVar" else h.kind, h.values, h.elems, h.ref, h.name)
+            for h in th(items[0])
+        )
+    return None
+
+
+def _collection_hint(base: str, items: list[ast.expr], mod: Module, depth: int) -> TH | None:
+    """list, set, tuple, dict and the like (with their element types); None otherwise."""
+    def th(e: ast.expr) -> tuple[TH, ...]:
+        return type_hints(e, mod, depth + 1)
+
+    if base in _GENERIC_LIST:
+        return TH("list", elems=(th(items[0]),))
+    if base in _GENERIC_SET:
+        return TH("set", elems=(th(items[0]),))
+    if base in ("tuple", "Tuple"):
+        def is_ellipsis(i: ast.expr) -> bool:
+            return isinstance(i, ast.Constant) and i.value is Ellipsis
+
+        elems = tuple(th(i) for i in items if not is_ellipsis(i))
+        return TH("tuple", elems=elems, ellipsis=any(is_ellipsis(i) for i in items))
+    if base in _GENERIC_DICT:
+        return TH("dict")
+    if base in ("type", "Type", "Callable"):
+        return TH("any", name=base)
+    return None
+
+
+def _subscript_hints(expr: ast.Subscript, mod: Module, depth: int) -> tuple[TH, ...]:
+    base = terminal_name(expr.value)
+    sl = expr.slice
+    items = list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]
+    if base == "Literal":
+        return (TH("literal", values=_literal_values(items, mod, depth)),)
+    wrapped = _wrapper_hints(base, items, mod, depth)
+    if wrapped is not None:
+        return wrapped
+    collection = _collection_hint(base, items, mod, depth)
+    if collection is not None:
+        return (collection,)
+    return type_hints(expr.value, mod, depth + 1)
+
+
+# Names read without looking them up: builtins, typing and pydantic aliases.
+_NAMED_HINTS: dict[str, TH] = {
+    **{name: TH(kind) for name, kind in _PRIMS.items()},
+    "None": TH("none"),
+    "NoneType": TH("none"),
+    **{name: TH("dict") for name in _GENERIC_DICT},
+    **{name: TH("list", elems=((TH("any"),),)) for name in _GENERIC_LIST},
+    "Any": TH("any", name="Any"),
+    "object": TH("any", name="object"),
+    **{name: TH("str", name=name) for name in ("Path", "PurePath", "PathLike")},
+    "Literal": TH("any"),
+}
+
+
+def _name_hints(expr: ast.expr, mod: Module, depth: int) -> tuple[TH, ...]:
     name = terminal_name(expr)
-    if name in _PRIMS:
-        return (TH(_PRIMS[name]),)
-    if name in ("None", "NoneType"):
-        return (TH("none"),)
-    if name in _GENERIC_DICT:
-        return (TH("dict"),)
-    if name in _GENERIC_LIST:
-        return (TH("list", elems=((TH("any"),),)),)
-    if name in ("Any", "object"):
-        return (TH("any", name=name),)
-    if name in ("Path", "PurePath", "PathLike"):
-        return (TH("str", name=name),)
-    if name in ("Literal",):
-        return (TH("any"),)
+    if name in _NAMED_HINTS:
+        return (_NAMED_HINTS[name],)
     found = mod.resolve_expr(expr) if isinstance(expr, (ast.Name, ast.Attribute)) else None
     if found is None:
         return (TH("class", name=name),)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -71,39 +71,40 @@ class Module:
 
     def _collect(self, body: Sequence[ast.stmt], locked: set[str], lock: bool = False) -> None:
         for stmt in body:
-            if isinstance(stmt, ast.ClassDef):
-                self._define(stmt.name, Sym("class", stmt), locked, lock)
-            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self._define(stmt.name, Sym("func", stmt), locked, lock)
-            elif isinstance(stmt, ast.Assign):
-                for target in stmt.targets:
-                    if isinstance(target, ast.Name):
-                        self._define(target.id, Sym("value", stmt.value), locked, lock)
-            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-                if stmt.value is not None:
-                    self._define(stmt.target.id, Sym("value", stmt.value), locked, lock)
-            elif isinstance(stmt, ast.ImportFrom):
-                module = self.absolute(stmt)
-                for alias in stmt.names:
-                    name = alias.asname or alias.name
-                    self._define(name, Sym("import", target=module, attr=alias.name), locked, lock)
-            elif isinstance(stmt, ast.Import):
-                for alias in stmt.names:
-                    name = alias.asname or alias.name.split(".")[0]
-                    imported = alias.name if alias.asname else alias.name.split(".")[0]
-                    self._define(name, Sym("module", target=imported), locked, lock)
-            elif isinstance(stmt, ast.If):
-                if _is_type_checking(stmt.test):
-                    # The TYPE_CHECKING branch carries the precise types.
-                    self._collect(stmt.body, locked, lock=True)
-                    self._collect(stmt.orelse, locked, lock)
-                else:
-                    self._collect(stmt.body, locked, lock)
-                    self._collect(stmt.orelse, locked, lock)
+            if isinstance(stmt, ast.If):
+                # The TYPE_CHECKING branch carries the precise types.
+                self._collect(stmt.body, locked, lock=lock or _is_type_checking(stmt.test))
+                self._collect(stmt.orelse, locked, lock)
             elif isinstance(stmt, ast.Try):
                 self._collect(stmt.body, locked, lock)
                 for handler in stmt.handlers:
                     self._collect(handler.body, locked, lock)
+            else:
+                for name, sym in self._bindings(stmt):
+                    self._define(name, sym, locked, lock)
+
+    def _bindings(self, stmt: ast.stmt) -> Iterator[tuple[str, Sym]]:
+        """The names one module-level statement defines."""
+        if isinstance(stmt, ast.ClassDef):
+            yield stmt.name, Sym("class", stmt)
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield stmt.name, Sym("func", stmt)
+        elif isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                if isinstance(target, ast.Name):
+                    yield target.id, Sym("value", stmt.value)
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            if stmt.value is not None:
+                yield stmt.target.id, Sym("value", stmt.value)
+        elif isinstance(stmt, ast.ImportFrom):
+            module = self.absolute(stmt)
+            for alias in stmt.names:
+                yield alias.asname or alias.name, Sym("import", target=module, attr=alias.name)
+        elif isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                top = alias.name.split(".")[0]
+                imported = alias.name if alias.asname else top
+                yield alias.asname or top, Sym("module", target=imported)
 
     def resolve(self, name: str, depth: int = 0) -> tuple[Module, Sym] | None:
         """Follow imports to where ``name`` is defined (or the last known import)."""
