@@ -210,6 +210,49 @@ def _cpp_choices(
     return None, False
 
 
+def _for_server(arg: CppArg) -> bool:
+    """Whether ``llama-server`` registers the option: its own example, or common and not
+    excluded (options only a preset file can set are left out)."""
+    if arg.preset_only:
+        return False
+    in_example = _SERVER in arg.examples or "LLAMA_EXAMPLE_COMMON" in arg.examples
+    return in_example and _SERVER not in arg.excludes
+
+
+def _option(arg: CppArg, text: str, ggml_names: dict[str, str]) -> Option:
+    longs = [n for n in arg.names if n.startswith("--")]
+    name = longs[0] if longs else arg.names[0]
+    removed = "arg_removed(" in arg.body or arg.help.lower().startswith(
+        "the argument has been removed"
+    )
+    deprecated = None
+    if removed or re.search(r"(?i)\bdeprecated\b", arg.help):
+        deprecated = " ".join(arg.help.split())
+    choices: tuple[str, ...] | None = None
+    numbers = False
+    if arg.handler == "string":
+        choices, numbers = _cpp_choices(arg, text, ggml_names)
+    typ = {"int": "int", "string": "int" if numbers else "str", "str_str": "str"}.get(
+        arg.handler, "bool"
+    )
+    return Option(
+        name=name,
+        aliases=tuple(n for n in arg.names if n != name),
+        negations=tuple(arg.negs),
+        type=typ,
+        takes_value=arg.handler in ("int", "string", "str_str"),
+        nargs=2 if arg.handler == "str_str" else None,
+        choices=choices,
+        choices_kind=CHOICES_STRICT if choices else None,
+        accepts_numbers=numbers,
+        deprecated=deprecated,
+        removed=removed,
+        negatable=bool(arg.negs),
+        env=arg.env,
+        config_ok=False,
+    )
+
+
 def _llama_vendor_root(root: Path) -> Path:
     for candidate in (root / "vendor" / "llama.cpp", root):
         if (candidate / "common" / "arg.cpp").is_file():
@@ -231,6 +274,9 @@ def _llama_vendored_commit(root: Path, package_version: str) -> str | None:
     return cm.group(1) if cm else None
 
 
+_SERVER = "LLAMA_EXAMPLE_SERVER"
+
+
 def generate(root: Path, version: str) -> Manifest:
     vendor = _llama_vendor_root(root)
     arg_path = vendor / "common" / "arg.cpp"
@@ -242,49 +288,12 @@ def generate(root: Path, version: str) -> Manifest:
     ):
         constants[m.group(1)] = re.findall(r"LLAMA_EXAMPLE_\w+", m.group(2))
     body = function_body(text, r"common_params_context\s+common_params_parser_init\s*\(")
-    example = "LLAMA_EXAMPLE_SERVER"
     ggml_names = _ggml_type_names(vendor)
-    options: list[Option] = []
-    for arg in _cpp_walk(body, example, constants):
-        if arg.preset_only:
-            continue
-        in_example = example in arg.examples or "LLAMA_EXAMPLE_COMMON" in arg.examples
-        if not in_example or example in arg.excludes:
-            continue
-        longs = [n for n in arg.names if n.startswith("--")]
-        name = longs[0] if longs else arg.names[0]
-        removed = "arg_removed(" in arg.body or arg.help.lower().startswith(
-            "the argument has been removed"
-        )
-        deprecated = None
-        if removed or re.search(r"(?i)\bdeprecated\b", arg.help):
-            deprecated = " ".join(arg.help.split())
-        choices: tuple[str, ...] | None = None
-        numbers = False
-        if arg.handler == "string":
-            choices, numbers = _cpp_choices(arg, text, ggml_names)
-        takes_value = arg.handler in ("int", "string", "str_str")
-        typ = {"int": "int", "string": "int" if numbers else "str", "str_str": "str"}.get(
-            arg.handler, "bool"
-        )
-        options.append(
-            Option(
-                name=name,
-                aliases=tuple(n for n in arg.names if n != name),
-                negations=tuple(arg.negs),
-                type=typ,
-                takes_value=takes_value,
-                nargs=2 if arg.handler == "str_str" else None,
-                choices=choices,
-                choices_kind=CHOICES_STRICT if choices else None,
-                accepts_numbers=numbers,
-                deprecated=deprecated,
-                removed=removed,
-                negatable=bool(arg.negs),
-                env=arg.env,
-                config_ok=False,
-            )
-        )
+    options = [
+        _option(arg, text, ggml_names)
+        for arg in _cpp_walk(body, _SERVER, constants)
+        if _for_server(arg)
+    ]
     parse_ex = raw_text[raw_text.find("static bool common_params_parse_ex") :]
     underscores = detect(parse_ex, r"std::replace\(arg\.begin\(\),\s*arg\.end\(\),\s*'_',\s*'-'\)")
     commit = _llama_vendored_commit(root, version)

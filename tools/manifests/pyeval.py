@@ -36,8 +36,9 @@ def const_eval(
     return UNKNOWN
 
 
-def _eval_display(expr: ast.List | ast.Tuple | ast.Set | ast.Dict, mod: Module,
-                  local: dict[str, Any], depth: int) -> Any:
+def _eval_display(
+    expr: ast.List | ast.Tuple | ast.Set | ast.Dict, mod: Module, local: dict[str, Any], depth: int
+) -> Any:
     """A list, tuple or set (as a list) or a dict whose items are all constants."""
     if isinstance(expr, ast.Dict):
         out: dict[Any, Any] = {}
@@ -52,8 +53,9 @@ def _eval_display(expr: ast.List | ast.Tuple | ast.Set | ast.Dict, mod: Module,
     return items
 
 
-def _eval_reference(expr: ast.Name | ast.Attribute, mod: Module, local: dict[str, Any],
-                    depth: int) -> Any:
+def _eval_reference(
+    expr: ast.Name | ast.Attribute, mod: Module, local: dict[str, Any], depth: int
+) -> Any:
     """A local name, or a module-level value reached through the imports."""
     if isinstance(expr, ast.Name) and expr.id in local:
         return local[expr.id]
@@ -238,9 +240,11 @@ def _literal_values(items: list[ast.expr], mod: Module, depth: int) -> tuple[Any
     return tuple(values)
 
 
-def _wrapper_hints(base: str, items: list[ast.expr], mod: Module,
-                   depth: int) -> tuple[TH, ...] | None:
+def _wrapper_hints(
+    base: str, items: list[ast.expr], mod: Module, depth: int
+) -> tuple[TH, ...] | None:
     """Optional, Union, Annotated and the qualifiers (ClassVar, Final, ...); None otherwise."""
+
     def th(e: ast.expr) -> tuple[TH, ...]:
         return type_hints(e, mod, depth + 1)
 
@@ -263,6 +267,7 @@ def _wrapper_hints(base: str, items: list[ast.expr], mod: Module,
 
 def _collection_hint(base: str, items: list[ast.expr], mod: Module, depth: int) -> TH | None:
     """list, set, tuple, dict and the like (with their element types); None otherwise."""
+
     def th(e: ast.expr) -> tuple[TH, ...]:
         return type_hints(e, mod, depth + 1)
 
@@ -271,6 +276,7 @@ def _collection_hint(base: str, items: list[ast.expr], mod: Module, depth: int) 
     if base in _GENERIC_SET:
         return TH("set", elems=(th(items[0]),))
     if base in ("tuple", "Tuple"):
+
         def is_ellipsis(i: ast.expr) -> bool:
             return isinstance(i, ast.Constant) and i.value is Ellipsis
 

@@ -47,58 +47,65 @@ def sglang_field_option(spec: FieldSpec) -> RawOption | None:
     items = list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]
     mod = spec.module
     meta = _arg_meta(items[1:], mod)
-    if meta is None:
-        return None
-    if const_eval(meta.get("no_cli"), mod) is True:
+    if meta is None or const_eval(meta.get("no_cli"), mod) is True:
         return None
     cli_name = const_eval(meta.get("cli_name"), mod) if "cli_name" in meta else None
     name = cli_name if isinstance(cli_name, str) else "--" + spec.name.replace("_", "-")
     aliases = const_eval(meta.get("aliases"), mod) if "aliases" in meta else []
     names = [name, *(aliases if isinstance(aliases, list) else [])]
-    kw = Kw()
     help_text = const_eval(meta.get("help"), mod) if "help" in meta else None
-    if "action" in meta:
-        apply_kwarg(kw, "action", meta["action"], mod, {})
-        extra = meta.get("action_kwargs")
-        if isinstance(extra, ast.Dict):
-            for k, v in zip(extra.keys, extra.values, strict=False):
-                key = const_eval(k, mod) if k is not None else None
-                if isinstance(key, str):
-                    apply_kwarg(kw, key, v, mod, {})
-    else:
-        hints = type_hints(items[0], mod)
-        non_none = [h for h in hints if h.kind != "none"]
-        inner = non_none[0] if len(non_none) == 1 else None
-        type_parser = meta.get("type_parser")
-        if inner is not None and inner.kind == "literal":
-            values = list(inner.values)
-            kw.choices, kw.choices_kind = values, CHOICES_STRICT
-            if "choices" in meta:
-                apply_kwarg(kw, "choices", meta["choices"], mod, {})
-            kw.type = type(values[0]).__name__ if values else "str"
-        elif inner is not None and inner.kind == "list" and type_parser is None:
-            elem = {h.kind for h in inner.elems[0]} if inner.elems else set()
-            kw.type = next((k for k in ("int", "float") if k in elem), "str")
-            kw.nargs = "+"
-            if "nargs" in meta:
-                apply_kwarg(kw, "nargs", meta["nargs"], mod, {})
-            if "choices" in meta:
-                apply_kwarg(kw, "choices", meta["choices"], mod, {})
-        elif inner is not None and inner.kind == "bool":
-            kw.action, kw.type, kw.nargs = "flag", "bool", 0
-        else:
-            kind = inner.kind if inner is not None else "str"
-            kw.type = kind if kind in ("int", "float") else "str"
-            if type_parser is not None:
-                apply_kwarg(kw, "type", type_parser, mod, {})
-            if "choices" in meta:
-                apply_kwarg(kw, "choices", meta["choices"], mod, {})
-            if "nargs" in meta:
-                apply_kwarg(kw, "nargs", meta["nargs"], mod, {})
+    kw = _action_kw(meta, mod) if "action" in meta else _typed_kw(items[0], meta, mod)
     message = deprecation_in_help(help_text)
     if message:
         kw.deprecated = message
     return RawOption(names, kw)
+
+
+def _apply_meta(kw: Kw, meta: dict[str, ast.expr], keys: Sequence[str], mod: Module) -> None:
+    """Fold the ``Arg(...)`` keywords ``keys`` that are present, in that order, into ``kw``."""
+    for key in keys:
+        if key in meta:
+            apply_kwarg(kw, key, meta[key], mod, {})
+
+
+def _action_kw(meta: dict[str, ast.expr], mod: Module) -> Kw:
+    """``Arg(action=..., action_kwargs={...})``: the action decides."""
+    kw = Kw()
+    _apply_meta(kw, meta, ("action",), mod)
+    extra = meta.get("action_kwargs")
+    if isinstance(extra, ast.Dict):
+        for k, v in zip(extra.keys, extra.values, strict=False):
+            key = const_eval(k, mod) if k is not None else None
+            if isinstance(key, str):
+                apply_kwarg(kw, key, v, mod, {})
+    return kw
+
+
+def _typed_kw(annotation: ast.expr, meta: dict[str, ast.expr], mod: Module) -> Kw:
+    """No action: the field's type decides, as ``add_cli_args_from_dataclass`` reads it."""
+    kw = Kw()
+    non_none = [h for h in type_hints(annotation, mod) if h.kind != "none"]
+    inner = non_none[0] if len(non_none) == 1 else None
+    type_parser = meta.get("type_parser")
+    if inner is not None and inner.kind == "literal":
+        values = list(inner.values)
+        kw.choices, kw.choices_kind = values, CHOICES_STRICT
+        _apply_meta(kw, meta, ("choices",), mod)
+        kw.type = type(values[0]).__name__ if values else "str"
+    elif inner is not None and inner.kind == "list" and type_parser is None:
+        elem = {h.kind for h in inner.elems[0]} if inner.elems else set()
+        kw.type = next((k for k in ("int", "float") if k in elem), "str")
+        kw.nargs = "+"
+        _apply_meta(kw, meta, ("nargs", "choices"), mod)
+    elif inner is not None and inner.kind == "bool":
+        kw.action, kw.type, kw.nargs = "flag", "bool", 0
+    else:
+        kind = inner.kind if inner is not None else "str"
+        kw.type = kind if kind in ("int", "float") else "str"
+        if type_parser is not None:
+            apply_kwarg(kw, "type", type_parser, mod, {})
+        _apply_meta(kw, meta, ("choices", "nargs"), mod)
+    return kw
 
 
 def _config_ok(kw: Kw) -> bool:
