@@ -7,23 +7,21 @@ from pathlib import Path
 
 import pytest
 
-from skillcheck.engines import load
-from skillcheck.engines.commands import (
-    Problem,
-    check_config_keys,
-    check_invocation,
-    find_invocations,
-    tokenize,
-)
+from skillcheck.engines import load_manifest
+from skillcheck.engines.config_keys import check_config_keys
+from skillcheck.engines.findings import Finding
+from skillcheck.engines.invocations import find_invocations
+from skillcheck.engines.options import check_invocation
+from skillcheck.engines.shell import tokenize
 
 CASES = Path(__file__).resolve().parent / "commands"
 EXPECT = re.compile(r"^# expect: (?P<kind>[a-z-]+) (?P<line>\d+):(?P<col>\d+) (?P<text>.+)$")
 
 
-def _problems(text: str) -> list[Problem]:
-    found: list[Problem] = []
+def _problems(text: str) -> list[Finding]:
+    found: list[Finding] = []
     for inv in find_invocations(text):
-        found.extend(check_invocation(inv, load(inv.engine)))
+        found.extend(check_invocation(inv, load_manifest(inv.engine)))
     return found
 
 
@@ -112,27 +110,28 @@ def test_never_raises_on_bad_shell(text: str) -> None:
     commands, problems = tokenize(text)  # raises nothing: find_invocations hides a raise
     assert isinstance(commands, list) and all(p.kind == "bad-quoting" for p in problems)
     for inv in find_invocations(text):
-        problems = check_invocation(inv, load(inv.engine))
-        assert all(isinstance(p, Problem) for p in problems)
+        problems = check_invocation(inv, load_manifest(inv.engine))
+        assert all(isinstance(p, Finding) for p in problems)
         assert not [p for p in problems if "could not check" in p.message], problems
 
 
 def test_a_checker_bug_is_reported_not_hidden(monkeypatch: pytest.MonkeyPatch) -> None:
-    import skillcheck.engines.commands as commands
+    import skillcheck.engines.config_keys as config_keys
+    import skillcheck.engines.options as options
 
-    def broken(self: object) -> list[Problem]:
+    def broken(self: object) -> list[Finding]:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(commands._Checker, "run", broken)
+    monkeypatch.setattr(options._Checker, "run", broken)
     (inv,) = find_invocations("vllm serve m --max-num-seqs 8")
-    (problem,) = check_invocation(inv, load("vllm"))
+    (problem,) = check_invocation(inv, load_manifest("vllm"))
     assert problem.kind == "unknown-option" and (problem.line, problem.column) == (1, 1)
     assert problem.message == "could not check this command: RuntimeError('boom')"
 
-    monkeypatch.setattr(commands, "_check_tree", lambda *a: 1 / 0)
-    monkeypatch.setattr(commands, "_check_flag_config", lambda *a: 1 / 0)
+    monkeypatch.setattr(config_keys, "_check_tree", lambda *a: 1 / 0)
+    monkeypatch.setattr(config_keys, "_check_flag_config", lambda *a: 1 / 0)
     for engine in ("vllm", "sglang", "llama.cpp", "tensorrt-llm"):
-        got = check_config_keys({"a": 1}, load(engine))
+        got = check_config_keys({"a": 1}, load_manifest(engine))
         assert [p.message for p in got] in (
             [f"{engine} reads no YAML configuration file"],
             ["could not check the config: ZeroDivisionError('division by zero')"]), engine
@@ -141,7 +140,7 @@ def test_a_checker_bug_is_reported_not_hidden(monkeypatch: pytest.MonkeyPatch) -
 def test_bad_quoting_is_a_problem_of_the_invocation() -> None:
     (inv,) = find_invocations("vllm serve m --chat-template \"{{x}}\n  --port 1")
     assert [p.kind for p in inv.problems] == ["bad-quoting"]
-    assert [p.kind for p in check_invocation(inv, load("vllm"))] == ["bad-quoting"]
+    assert [p.kind for p in check_invocation(inv, load_manifest("vllm"))] == ["bad-quoting"]
 
 
 def test_placeholders_are_accepted_for_any_type() -> None:
@@ -157,14 +156,14 @@ def test_human_readable_numbers_in_vllm_json() -> None:
 
 def test_checker_ignores_a_foreign_manifest() -> None:
     (inv,) = find_invocations("vllm serve m --bogus")
-    assert check_invocation(inv, load("sglang")) == []
+    assert check_invocation(inv, load_manifest("sglang")) == []
 
 
 # --------------------------------------------------------------- config files
 
 
 def test_vllm_config_keys_accept_dashes_and_underscores() -> None:
-    manifest = load("vllm")
+    manifest = load_manifest("vllm")
     good = {"tensor_parallel_size": 2, "max-num-seqs": 64, "no-enable-prefix-caching": True,
             "speculative-config": {"method": "ngram", "num_speculative_tokens": 4},
             "served-model-name": ["a", "b"], "model": "{{model}}"}
@@ -183,7 +182,7 @@ def test_vllm_config_keys_accept_dashes_and_underscores() -> None:
 
 
 def test_sglang_config_keys_use_the_flag_spelling() -> None:
-    manifest = load("sglang")
+    manifest = load_manifest("sglang")
     assert check_config_keys({"tp-size": 2, "schedule-policy": "lpm"}, manifest) == []
     problems = check_config_keys({"tp_size": 2, "enable-dp-attention": True}, manifest)
     assert [p.kind for p in problems] == ["unknown-option", "unknown-option"]
@@ -191,7 +190,7 @@ def test_sglang_config_keys_use_the_flag_spelling() -> None:
 
 
 def test_trtllm_nested_config_keys() -> None:
-    manifest = load("tensorrt-llm")
+    manifest = load_manifest("tensorrt-llm")
     good = {
         "kv_cache_config": {"free_gpu_memory_fraction": 0.85, "enable_block_reuse": True},
         "speculative_config": {"decoding_type": "Eagle3", "max_draft_len": 3,
@@ -217,8 +216,8 @@ def test_trtllm_nested_config_keys() -> None:
 @pytest.mark.parametrize("value", [None, [], "text", 3, {1: 2}, {"a": object()}])
 def test_config_check_never_raises(value: object) -> None:
     for engine in ("vllm", "sglang", "llama.cpp", "tensorrt-llm"):
-        problems = check_config_keys(value, load(engine))
-        assert all(isinstance(p, Problem) for p in problems)
+        problems = check_config_keys(value, load_manifest(engine))
+        assert all(isinstance(p, Finding) for p in problems)
         assert not [p for p in problems if "could not check" in p.message], (engine, problems)
         if value is None:
             assert problems == []

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from skillcheck.engines import Manifest, dumps, manifest_from_dict
-from skillcheck.engines.commands import check_config_keys, check_invocation, find_invocations
+from skillcheck.engines.config_keys import check_config_keys
+from skillcheck.engines.invocations import find_invocations
+from skillcheck.engines.options import check_invocation
 from tools.manifests import GenerateError, build
 from tools.manifests.__main__ import main
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from skillcheck.engines import Option, load
+from skillcheck.engines import Option, load_manifest
 
 ORACLES = Path(__file__).resolve().parent / "oracles"
 FILES = sorted(ORACLES.glob("*.json"))
@@ -26,7 +26,7 @@ def _entries() -> list[tuple[str, str, str | None, dict[str, Any]]]:
 
 
 def _find(engine: str, version: str, command: str | None, spelling: str) -> list[Option]:
-    manifest = load(engine, version)
+    manifest = load_manifest(engine, version)
     return [o for o in manifest.options if spelling in (o.name, *o.aliases)
             and (command is None or o.commands is None or command in o.commands)]
 
