@@ -12,16 +12,6 @@ from skillcheck.engines.shell import Token, tokenize
 
 
 @dataclass(frozen=True)
-class OptionUse:
-    """An option as written: ``flag`` (before any ``=``) and its value, if any."""
-
-    flag: str
-    value: str | None
-    line: int
-    column: int
-
-
-@dataclass(frozen=True)
 class Invocation:
     """One engine command found in shell text."""
 
@@ -30,7 +20,6 @@ class Invocation:
     line: int
     column: int
     args: tuple[Token, ...]
-    options: tuple[OptionUse, ...]
     problems: tuple[Finding, ...] = ()
 
 
@@ -113,31 +102,13 @@ def looks_like_option(tok: Token) -> bool:
     return len(text) > 1 and text.startswith("-") and not re.fullmatch(r"-\d+(\.\d+)?", text)
 
 
-def _guess_options(args: Sequence[Token]) -> tuple[OptionUse, ...]:
-    uses: list[OptionUse] = []
-    i = 0
-    while i < len(args):
-        tok = args[i]
-        if looks_like_option(tok):
-            if "=" in tok.text and tok.text.startswith("--"):
-                flag, value = tok.text.split("=", 1)
-                uses.append(OptionUse(flag, value, tok.line, tok.column))
-            elif i + 1 < len(args) and not looks_like_option(args[i + 1]):
-                uses.append(OptionUse(tok.text, args[i + 1].text, tok.line, tok.column))
-                i += 1
-            else:
-                uses.append(OptionUse(tok.text, None, tok.line, tok.column))
-        i += 1
-    return tuple(uses)
-
-
 def find_invocations(shell_text: str) -> list[Invocation]:
     """Every ``vllm serve``, ``python -m sglang.launch_server`` / ``sglang serve``,
     ``llama-server`` and ``trtllm-serve`` command in ``shell_text``.
 
-    ``options`` pairs each option with the word after it when that word is not
-    an option itself; it is a guess made without a manifest, which
-    :func:`check_invocation` redoes with the engine's parsing rules.
+    ``args`` are the words after the command; which of them are options and which
+    are values is decided by :func:`skillcheck.engines.options.check_invocation`,
+    with the engine's parsing rules.
     """
     try:
         commands, problems = tokenize(shell_text)
@@ -159,6 +130,6 @@ def find_invocations(shell_text: str) -> list[Invocation]:
         )
         args = tuple(words[first_arg:])
         found.append(
-            Invocation(engine, command, head.line, head.column, args, _guess_options(args), own)
+            Invocation(engine, command, head.line, head.column, args, own)
         )
     return found

@@ -111,31 +111,13 @@ class _Scanner:
                     parts.append(self.peek(1))
                 self.advance(2)
                 continue
-            if c == "'":
-                quoted = True
-                parts.append(self.single_quoted())
-                continue
-            if c == "$" and self.peek(1) == "'":
-                quoted = True
-                self.advance()
-                parts.append(self.single_quoted(ansi=True))
-                continue
-            if c == '"':
-                quoted = True
-                text, exp = self.double_quoted()
-                parts.append(text)
-                expands = expands or exp
-                continue
-            if c == "$" and self.peek(1) == "(":
-                expands = True
-                parts.append(self.balanced("(", ")", skip=1))
+            part = self.quoted_part(c)
+            if part is not None:
+                parts.append(part[0])
+                quoted, expands = quoted or part[1], expands or part[2]
                 continue
             if c == "$":
                 expands = True
-            if c == "`":
-                expands = True
-                parts.append(self.backticks())
-                continue
             parts.append(c)
             self.advance()
         text = "".join(parts)
@@ -144,6 +126,23 @@ class _Scanner:
         if not parts:
             return None
         return Token(text, line, col, quoted, expands)
+
+    def quoted_part(self, c: str) -> tuple[str, bool, bool] | None:
+        """(text, quoted, expands) of a quoted string or a command substitution starting
+        at ``c``; None when ``c`` starts neither."""
+        if c == "'":
+            return self.single_quoted(), True, False
+        if c == "$" and self.peek(1) == "'":
+            self.advance()
+            return self.single_quoted(ansi=True), True, False
+        if c == '"':
+            text, expands = self.double_quoted()
+            return text, True, expands
+        if c == "$" and self.peek(1) == "(":
+            return self.balanced("(", ")", skip=1), False, True
+        if c == "`":
+            return self.backticks(), False, True
+        return None
 
     def single_quoted(self, ansi: bool = False) -> str:
         line, col = self.line, self.col

@@ -59,9 +59,8 @@ def test_find_invocations_reports_options_and_positions() -> None:
     text = "FOO=1 nohup \\\n  vllm serve m \\\n  --max-num-seqs=8 --port 9000\n"
     (inv,) = find_invocations(text)
     assert (inv.engine, inv.command, inv.line, inv.column) == ("vllm", "vllm serve", 2, 3)
-    assert [(o.flag, o.value, o.line, o.column) for o in inv.options] == [
-        ("--max-num-seqs", "8", 3, 3),
-        ("--port", "9000", 3, 20),
+    assert [(t.text, t.line, t.column) for t in inv.args] == [
+        ("m", 2, 14), ("--max-num-seqs=8", 3, 3), ("--port", 3, 20), ("9000", 3, 27),
     ]
 
 
