@@ -159,8 +159,8 @@ MUTANTS: list[Mutant] = [
            "if d.code == INTERNAL_ERROR or", 'if d.code == "none" or',
            ("tests/test_cache.py",), "--select hides an internal error"),
     Mutant("command-checker-bug-hidden", "skillcheck/engines/options.py",
-           'f"could not check this command: {exc!r}", "")]',
-           'f"could not check this command: {exc!r}", "")][:0]',
+           'f"could not check this command: {exc!r}", ""\n            ),\n        ]',
+           'f"could not check this command: {exc!r}", ""\n            ),\n        ][:0]',
            ("tests/engines/test_engine_commands.py",),
            "a bug of the command checker yields no problem"),
     Mutant("config-checker-bug-hidden", "skillcheck/engines/config_keys.py",
@@ -237,8 +237,8 @@ MUTANTS: list[Mutant] = [
            "= fence.body_line + at[0],", "= fence.line + at[0],",
            FIXTURE_TESTS, "an SC618 key is reported one line up", fixtures=True),
     Mutant("sc60x-line", "skillcheck/rules/codeblocks.py",
-           "                yield ctx.diag(rel, fence.body_line + line - 1, col, code,",
-           "                yield ctx.diag(rel, fence.line + line - 1, col, code,",
+           "                    fence.body_line + line - 1,\n                    col,",
+           "                    fence.line + line - 1,\n                    col,",
            FIXTURE_TESTS, "a syntax error in a block is reported one line up", fixtures=True),
 ]
 

@@ -19,8 +19,10 @@ MAX_FUNCTION_LINES = 80
 
 def module_lines() -> dict[str, int]:
     """Lines of each module of the package, by path relative to the repository."""
-    return {p.relative_to(ROOT).as_posix(): len(p.read_text(encoding="utf-8").splitlines())
-            for p in sorted(PACKAGE.rglob("*.py"))}
+    return {
+        p.relative_to(ROOT).as_posix(): len(p.read_text(encoding="utf-8").splitlines())
+        for p in sorted(PACKAGE.rglob("*.py"))
+    }
 
 
 def function_lines(folder: Path) -> dict[str, int]:
@@ -56,12 +58,16 @@ def test_no_function_of_the_manifest_generator_is_over_80_lines() -> None:
 def _report(top: int = 12) -> None:
     modules = sorted(module_lines().items(), key=lambda kv: -kv[1])
     functions = sorted(function_lines(PACKAGE).items(), key=lambda kv: -kv[1])
-    print(f"modules over {MAX_MODULE_LINES} lines: "
-          f"{sum(n > MAX_MODULE_LINES for _, n in modules)}; longest:")
+    print(
+        f"modules over {MAX_MODULE_LINES} lines: "
+        f"{sum(n > MAX_MODULE_LINES for _, n in modules)}; longest:"
+    )
     for path, n in modules[:top]:
         print(f"  {n:5d}  {path}")
-    print(f"functions over {MAX_FUNCTION_LINES} lines: "
-          f"{sum(n > MAX_FUNCTION_LINES for _, n in functions)}; longest:")
+    print(
+        f"functions over {MAX_FUNCTION_LINES} lines: "
+        f"{sum(n > MAX_FUNCTION_LINES for _, n in functions)}; longest:"
+    )
     for where, n in functions[:top]:
         print(f"  {n:5d}  {where}")
 

@@ -92,9 +92,14 @@ def _check_flag_config(mapping: Mapping[object, object], manifest: Manifest) -> 
             problems.append(opt)
             continue
         if opt.deprecated:
-            problems.append(_finding(
-                DEPRECATED_OPTION, f"config key `{key}` is deprecated: {opt.deprecated}",
-                replacement_hint(opt.deprecated), (key,)))
+            problems.append(
+                _finding(
+                    DEPRECATED_OPTION,
+                    f"config key `{key}` is deprecated: {opt.deprecated}",
+                    replacement_hint(opt.deprecated),
+                    (key,),
+                )
+            )
         problems.extend(_flag_value(key, value, opt, manifest))
     return problems
 
@@ -103,23 +108,35 @@ def _flag_option(key: str, manifest: Manifest, command: str | None) -> Option | 
     """The option a top-level key names, or the finding that refuses the key."""
     flag = normalize_flag("--" + key, manifest)
     opt = manifest.option(flag, command)
-    if opt is None or not flag.startswith("--") or flag == (manifest.config_file or {}).get(
-            "option"):
+    if (
+        opt is None
+        or not flag.startswith("--")
+        or flag == (manifest.config_file or {}).get("option")
+    ):
         long_spellings = [s for s in manifest.spellings(command) if s.startswith("--")]
         close = close_match(flag, long_spellings)
         if close is None and "_" in flag and not manifest.parser.underscore_to_dash:
             close = close_match(flag.replace("_", "-"), long_spellings)
         return _finding(
-            UNKNOWN_OPTION, f"unknown config key `{key}` ({manifest.engine} {manifest.version})",
-            f"did you mean `{close[2:]}`?" if close else "", (key,))
+            UNKNOWN_OPTION,
+            f"unknown config key `{key}` ({manifest.engine} {manifest.version})",
+            f"did you mean `{close[2:]}`?" if close else "",
+            (key,),
+        )
     if not opt.config_ok:
         return _finding(
-            UNKNOWN_OPTION, f"config key `{key}` is refused by the config-file loader",
-            f"pass `{opt.name}` on the command line instead", (key,))
+            UNKNOWN_OPTION,
+            f"config key `{key}` is refused by the config-file loader",
+            f"pass `{opt.name}` on the command line instead",
+            (key,),
+        )
     if opt.removed:
         return _finding(
-            UNKNOWN_OPTION, f"config key `{key}` was removed: {opt.deprecated}",
-            replacement_hint(opt.deprecated), (key,))
+            UNKNOWN_OPTION,
+            f"config key `{key}` was removed: {opt.deprecated}",
+            replacement_hint(opt.deprecated),
+            (key,),
+        )
     return opt
 
 
@@ -132,18 +149,24 @@ def _flag_value(key: str, value: object, opt: Option, manifest: Manifest) -> lis
     if isinstance(value, bool):
         return _flag_bool(key, value, opt, manifest)
     if not opt.takes_value:
-        return [_finding(UNEXPECTED_VALUE, f"{label} is a flag; give `true` or `false`", "",
-                         (key,))]
+        return [
+            _finding(UNEXPECTED_VALUE, f"{label} is a flag; give `true` or `false`", "", (key,))
+        ]
     if isinstance(value, Mapping):
         if not opt.type.startswith("json"):
-            return [_finding(UNEXPECTED_VALUE, f"{label} takes a single value, not a mapping",
-                             "", (key,))]
-        return [f for k, v in value.items()
-                for f in _about(check_json_keys(opt, {k: v}, pseudo, label), (key, str(k)))]
+            return [
+                _finding(
+                    UNEXPECTED_VALUE, f"{label} takes a single value, not a mapping", "", (key,)
+                )
+            ]
+        return [
+            f
+            for k, v in value.items()
+            for f in _about(check_json_keys(opt, {k: v}, pseudo, label), (key, str(k)))
+        ]
     if isinstance(value, list):
         if opt.nargs in (None, "?") and len(value) != 1:
-            return [_finding(UNEXPECTED_VALUE, f"{label} takes one value, not a list", "",
-                             (key,))]
+            return [_finding(UNEXPECTED_VALUE, f"{label} takes one value, not a list", "", (key,))]
         out: list[Finding] = []
         for item in value:
             if _is_placeholder_value(item):
@@ -162,15 +185,26 @@ def _flag_bool(key: str, value: bool, opt: Option, manifest: Manifest) -> list[F
     """``true`` passes the flag; ``false`` passes ``--no-<key>``, or nothing."""
     label = f"config key `{key}`"
     if value and opt.takes_value and opt.nargs not in ("?", "*"):
-        return [_finding(MISSING_VALUE, f"{label} is `true` but the option needs a value",
-                         "give the value instead of `true`", (key,))]
+        return [
+            _finding(
+                MISSING_VALUE,
+                f"{label} is `true` but the option needs a value",
+                "give the value instead of `true`",
+                (key,),
+            )
+        ]
     if not value and opt.negatable and manifest.engine == "vllm":
         # `vllm serve --config` is read by the top-level `vllm` parser, whose option
         # table holds none of the serve options, so `--no-<key>` is never found and
         # `false` is dropped whatever the spelling.
-        return [_finding(
-            UNEXPECTED_VALUE, f"{label}: `false` is dropped by `vllm serve --config`",
-            f"write `no-{key.replace('_', '-')}: true`", (key,))]
+        return [
+            _finding(
+                UNEXPECTED_VALUE,
+                f"{label}: `false` is dropped by `vllm serve --config`",
+                f"write `no-{key.replace('_', '-')}: true`",
+                (key,),
+            )
+        ]
     if not opt.takes_value or value:
         return []
     if manifest.engine == "vllm":
@@ -196,8 +230,9 @@ def _cli_alias_key(key: str, names: Mapping[str, str], manifest: Manifest) -> st
     return None
 
 
-def _check_tree(mapping: Mapping[object, object], tree: Mapping[str, ConfigKey],
-                path: Path, manifest: Manifest) -> list[Finding]:
+def _check_tree(
+    mapping: Mapping[object, object], tree: Mapping[str, ConfigKey], path: Path, manifest: Manifest
+) -> list[Finding]:
     problems: list[Finding] = []
     names: dict[str, str] = {}
     for name, node in tree.items():
@@ -211,32 +246,53 @@ def _check_tree(mapping: Mapping[object, object], tree: Mapping[str, ConfigKey],
             close = close_match(str(key), list(names))
             if not path and isinstance(key, str):
                 close = _cli_alias_key(key, names, manifest) or close
-            problems.append(_finding(
-                UNKNOWN_OPTION, f"unknown config key `{dotted}` ({manifest.engine} "
-                f"{manifest.version})", f"did you mean `{close}`?" if close else "", at))
+            problems.append(
+                _finding(
+                    UNKNOWN_OPTION,
+                    f"unknown config key `{dotted}` ({manifest.engine} {manifest.version})",
+                    f"did you mean `{close}`?" if close else "",
+                    at,
+                )
+            )
             continue
         problems.extend(_check_tree_value(tree[names[key]], value, at, manifest))
     return problems
 
 
-def _check_tree_value(node: ConfigKey, value: object, at: Path,
-                      manifest: Manifest) -> list[Finding]:
+def _check_tree_value(
+    node: ConfigKey, value: object, at: Path, manifest: Manifest
+) -> list[Finding]:
     """One known key of the tree: deprecation, choices, and its nested keys."""
     dotted = ".".join(at)
     problems: list[Finding] = []
     if node.deprecated:
-        problems.append(_finding(
-            DEPRECATED_OPTION, f"config key `{dotted}` is deprecated: {node.deprecated}",
-            replacement_hint(node.deprecated), at))
+        problems.append(
+            _finding(
+                DEPRECATED_OPTION,
+                f"config key `{dotted}` is deprecated: {node.deprecated}",
+                replacement_hint(node.deprecated),
+                at,
+            )
+        )
     if value is None or _is_placeholder_value(value):
         return problems
-    if isinstance(value, (str, int, float)) and not isinstance(value, bool) and \
-            node.choices is not None and _scalar_text(value) not in node.choices:
+    if (
+        isinstance(value, (str, int, float))
+        and not isinstance(value, bool)
+        and node.choices is not None
+        and _scalar_text(value) not in node.choices
+    ):
         close = close_match(_scalar_text(value), node.choices, cutoff=0.6)
-        problems.append(_finding(
-            BAD_CHOICE, f"`{value}` is not a valid value for config key `{dotted}`",
-            (f"did you mean `{close}`? " if close else "") + "allowed: " +
-            ", ".join(node.choices), at))
+        problems.append(
+            _finding(
+                BAD_CHOICE,
+                f"`{value}` is not a valid value for config key `{dotted}`",
+                (f"did you mean `{close}`? " if close else "")
+                + "allowed: "
+                + ", ".join(node.choices),
+                at,
+            )
+        )
     if isinstance(value, Mapping) and node.keys is not None:
         keys: Mapping[str, ConfigKey] = node.keys
         if node.discriminator and node.variants:

@@ -26,9 +26,23 @@ class Invocation:
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 _UV_VALUE_OPTIONS = {
-    "--with", "--with-editable", "--with-requirements", "--python", "-p", "--project",
-    "--directory", "--env-file", "--extra", "--group", "--index", "--index-url",
-    "--extra-index-url", "--package", "--from", "--only-group", "--no-group",
+    "--with",
+    "--with-editable",
+    "--with-requirements",
+    "--python",
+    "-p",
+    "--project",
+    "--directory",
+    "--env-file",
+    "--extra",
+    "--group",
+    "--index",
+    "--index-url",
+    "--extra-index-url",
+    "--package",
+    "--from",
+    "--only-group",
+    "--no-group",
 }
 _PREFIX_OPTIONS = {
     "sudo": {"-u", "-g", "-C", "-D"},
@@ -59,8 +73,10 @@ def _skip_prefixes(words: Sequence[Token]) -> int:
         elif base in _PREFIX_OPTIONS:
             i += 1
             value_opts = _PREFIX_OPTIONS[base]
-            while i < len(words) and (words[i].text.startswith("-") or (
-                    base == "env" and _ASSIGNMENT.match(words[i].text))):
+            while i < len(words) and (
+                words[i].text.startswith("-")
+                or (base == "env" and _ASSIGNMENT.match(words[i].text))
+            ):
                 i += 2 if words[i].text in value_opts else 1
             if base == "timeout" and i < len(words):
                 i += 1  # the duration
@@ -87,8 +103,12 @@ def _match_command(words: Sequence[Token], i: int) -> tuple[str, str, int] | Non
         return "vllm", "vllm serve", i + 2
     if first == "sglang" and nxt == "serve":
         return "sglang", "sglang serve", i + 2
-    if _PYTHON.match(first) and nxt == "-m" and i + 2 < len(words) and \
-            words[i + 2].text == "sglang.launch_server":
+    if (
+        _PYTHON.match(first)
+        and nxt == "-m"
+        and i + 2 < len(words)
+        and words[i + 2].text == "sglang.launch_server"
+    ):
         return "sglang", "python -m sglang.launch_server", i + 3
     if first == "llama-server":
         return "llama.cpp", "llama-server", i + 1
@@ -124,12 +144,11 @@ def find_invocations(shell_text: str) -> list[Invocation]:
         head = words[start]
         last = words[-1]
         own = tuple(
-            p for p in problems
+            p
+            for p in problems
             if (head.line, head.column) <= (p.line, p.column)
             and p.line <= max(last.line, head.line)
         )
         args = tuple(words[first_arg:])
-        found.append(
-            Invocation(engine, command, head.line, head.column, args, own)
-        )
+        found.append(Invocation(engine, command, head.line, head.column, args, own))
     return found

@@ -363,9 +363,7 @@ def dumps(manifest: Manifest) -> str:
     marker = "@@OPTIONS@@"
     data["options"] = marker
     text = json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False)
-    lines = ",\n".join(
-        "  " + json.dumps(o, sort_keys=True, ensure_ascii=False) for o in options
-    )
+    lines = ",\n".join("  " + json.dumps(o, sort_keys=True, ensure_ascii=False) for o in options)
     return text.replace(json.dumps(marker), "[\n" + lines + "\n ]", 1) + "\n"
 
 
@@ -414,9 +412,7 @@ def load_manifest(engine: str, version: str | None = None) -> Manifest:
     if version is None:
         version = versions[-1]
     elif version not in versions:
-        raise ManifestError(
-            f"no manifest for {engine} {version}; committed versions: {versions}"
-        )
+        raise ManifestError(f"no manifest for {engine} {version}; committed versions: {versions}")
     return _load_exact(engine, version)
 
 

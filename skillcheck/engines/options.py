@@ -51,11 +51,17 @@ class _Checker:
                 if not (tok.expands and not tok.quoted):
                     seen_positional += 1
                     if seen_positional > len(positionals):
-                        self.problems.append(Finding(
-                            tok.line, tok.column, UNEXPECTED_VALUE,
-                            f"unexpected argument `{tok.text}` for `{self.command}`",
-                            "it takes no positional arguments" if not positionals else
-                            "is an option missing before it?"))
+                        self.problems.append(
+                            Finding(
+                                tok.line,
+                                tok.column,
+                                UNEXPECTED_VALUE,
+                                f"unexpected argument `{tok.text}` for `{self.command}`",
+                                "it takes no positional arguments"
+                                if not positionals
+                                else "is an option missing before it?",
+                            )
+                        )
                 i += 1
                 continue
             i = self.option(i)
@@ -77,10 +83,15 @@ class _Checker:
         opt = self.manifest.option(norm, self.command)
         if inline is not None and not rules.equals_form:
             if opt is not None:
-                self.problems.append(Finding(
-                    tok.line, tok.column, UNKNOWN_OPTION,
-                    f"`{self.command}` does not accept `{name}={inline}`",
-                    f"write `{name} {inline}`"))
+                self.problems.append(
+                    Finding(
+                        tok.line,
+                        tok.column,
+                        UNKNOWN_OPTION,
+                        f"`{self.command}` does not accept `{name}={inline}`",
+                        f"write `{name} {inline}`",
+                    )
+                )
                 return i + 1
             # not an option spelling with '=': treat the whole word as unknown
             name, inline, norm = text, None, text
@@ -102,16 +113,22 @@ class _Checker:
                 first = key.split(".")[0].rstrip("+")
                 if base_opt.json_keys is not None and first not in base_opt.json_keys:
                     close = close_match(first, base_opt.json_keys)
-                    self.problems.append(Finding(
-                        tok.line, tok.column, UNKNOWN_OPTION,
-                        f"unknown key `{first}` in `{base_opt.name}`",
-                        f"did you mean `{base_opt.name}.{close}`?" if close else ""))
+                    self.problems.append(
+                        Finding(
+                            tok.line,
+                            tok.column,
+                            UNKNOWN_OPTION,
+                            f"unknown key `{first}` in `{base_opt.name}`",
+                            f"did you mean `{base_opt.name}.{close}`?" if close else "",
+                        )
+                    )
                 self.deprecation(base_opt, tok, base_opt.name)
                 if inline is not None:
                     return i + 1
                 if i + 1 >= len(self.args):
-                    self.problems.append(Finding(tok.line, tok.column, MISSING_VALUE,
-                                                 f"`{name}` needs a value", ""))
+                    self.problems.append(
+                        Finding(tok.line, tok.column, MISSING_VALUE, f"`{name}` needs a value", "")
+                    )
                     return i + 1
                 return i + 2
         for prefix, target in rules.shorthands.items():
@@ -124,8 +141,15 @@ class _Checker:
                 nxt = self.args[i + 1] if i + 1 < len(self.args) else None
                 if nxt is not None and not looks_like_option(nxt):
                     return i + 2
-                self.problems.append(Finding(tok.line, tok.column, MISSING_VALUE,
-                                             f"`{prefix}` needs a level, as in `{prefix}3`", ""))
+                self.problems.append(
+                    Finding(
+                        tok.line,
+                        tok.column,
+                        MISSING_VALUE,
+                        f"`{prefix}` needs a level, as in `{prefix}3`",
+                        "",
+                    )
+                )
                 return i + 1
         return None
 
@@ -134,17 +158,23 @@ class _Checker:
         rules = self.manifest.parser
         nxt_index = i + 1
         if rules.abbreviations and norm.startswith("--"):
-            matches = {self.manifest.option(s, self.command) for s in self.spellings
-                       if s.startswith(norm)}
+            matches = {
+                self.manifest.option(s, self.command) for s in self.spellings if s.startswith(norm)
+            }
             matches.discard(None)
             if len(matches) == 1:
                 full = next(iter(matches))
                 assert full is not None
-                self.problems.append(Finding(
-                    tok.line, tok.column, UNKNOWN_OPTION,
-                    f"`{name}` is not an option of `{self.command}`; the parser would "
-                    f"take it as an abbreviation of `{full.name}`",
-                    f"spell it out: `{full.name}`"))
+                self.problems.append(
+                    Finding(
+                        tok.line,
+                        tok.column,
+                        UNKNOWN_OPTION,
+                        f"`{name}` is not an option of `{self.command}`; the parser would "
+                        f"take it as an abbreviation of `{full.name}`",
+                        f"spell it out: `{full.name}`",
+                    )
+                )
                 if inline is None and full.takes_value and nxt_index < len(self.args):
                     return nxt_index + 1
                 return nxt_index
@@ -154,12 +184,21 @@ class _Checker:
         if close is None and "-" in norm[2:]:
             close = close_match("--" + norm[2:].replace("-", "_"), self.spellings)
         hint = f"did you mean `{close}`?" if close else ""
-        self.problems.append(Finding(
-            tok.line, tok.column, UNKNOWN_OPTION,
-            f"unknown option `{name}` for `{self.command}` ({self.manifest.engine} "
-            f"{self.manifest.version})", hint))
-        if inline is None and nxt_index < len(self.args) and not looks_like_option(
-                self.args[nxt_index]):
+        self.problems.append(
+            Finding(
+                tok.line,
+                tok.column,
+                UNKNOWN_OPTION,
+                f"unknown option `{name}` for `{self.command}` ({self.manifest.engine} "
+                f"{self.manifest.version})",
+                hint,
+            )
+        )
+        if (
+            inline is None
+            and nxt_index < len(self.args)
+            and not looks_like_option(self.args[nxt_index])
+        ):
             guess = self.manifest.option(close, self.command) if close else None
             if guess is None or guess.takes_value:
                 return nxt_index + 1
@@ -169,15 +208,26 @@ class _Checker:
         """Report a removed or deprecated option; True when it was removed."""
         engine = f"{self.manifest.engine} {self.manifest.version}"
         if opt.removed:
-            self.problems.append(Finding(
-                tok.line, tok.column, UNKNOWN_OPTION,
-                f"`{written}` was removed in {engine}: {opt.deprecated or 'removed'}",
-                replacement_hint(opt.deprecated)))
+            self.problems.append(
+                Finding(
+                    tok.line,
+                    tok.column,
+                    UNKNOWN_OPTION,
+                    f"`{written}` was removed in {engine}: {opt.deprecated or 'removed'}",
+                    replacement_hint(opt.deprecated),
+                )
+            )
             return True
         if opt.deprecated:
-            self.problems.append(Finding(
-                tok.line, tok.column, DEPRECATED_OPTION, deprecation_message(
-                    written, opt, engine), replacement_hint(opt.deprecated)))
+            self.problems.append(
+                Finding(
+                    tok.line,
+                    tok.column,
+                    DEPRECATED_OPTION,
+                    deprecation_message(written, opt, engine),
+                    replacement_hint(opt.deprecated),
+                )
+            )
         return False
 
     def known(self, i: int, opt: Option, name: str, inline: str | None) -> int:
@@ -185,9 +235,15 @@ class _Checker:
         self.deprecation(opt, tok, name)
         if name in opt.negations or not opt.takes_value:
             if inline is not None:
-                self.problems.append(Finding(
-                    tok.line, tok.column, UNEXPECTED_VALUE,
-                    f"`{name}` is a flag and takes no value", f"write `{name}` alone"))
+                self.problems.append(
+                    Finding(
+                        tok.line,
+                        tok.column,
+                        UNEXPECTED_VALUE,
+                        f"`{name}` is a flag and takes no value",
+                        f"write `{name}` alone",
+                    )
+                )
             return i + 1
         values: list[Token] = []
         j = i + 1
@@ -204,10 +260,15 @@ class _Checker:
                 values.append(nxt)
                 j += 1
             if len(values) < count:
-                self.problems.append(Finding(
-                    tok.line, tok.column, MISSING_VALUE,
-                    f"`{name}` needs {'a value' if count == 1 else f'{count} values'}",
-                    f"write `{name} <value>`"))
+                self.problems.append(
+                    Finding(
+                        tok.line,
+                        tok.column,
+                        MISSING_VALUE,
+                        f"`{name}` needs {'a value' if count == 1 else f'{count} values'}",
+                        f"write `{name} <value>`",
+                    )
+                )
                 return j
         else:
             while j < len(self.args) and not looks_like_option(self.args[j]):
@@ -216,9 +277,15 @@ class _Checker:
                 if nargs == "?":
                     break
             if nargs == "+" and not values:
-                self.problems.append(Finding(
-                    tok.line, tok.column, MISSING_VALUE,
-                    f"`{name}` needs at least one value", f"write `{name} <value>`"))
+                self.problems.append(
+                    Finding(
+                        tok.line,
+                        tok.column,
+                        MISSING_VALUE,
+                        f"`{name}` needs at least one value",
+                        f"write `{name} <value>`",
+                    )
+                )
         for value_tok in values:
             self.check_value(opt, value_tok, name)
         return j
@@ -243,5 +310,9 @@ def check_invocation(inv: Invocation, manifest: Manifest) -> list[Finding]:
     try:
         return _Checker(inv, manifest).run()
     except Exception as exc:  # pragma: no cover - a checker bug must not stop a run
-        return [*inv.problems, Finding(inv.line, inv.column, UNKNOWN_OPTION,
-                                       f"could not check this command: {exc!r}", "")]
+        return [
+            *inv.problems,
+            Finding(
+                inv.line, inv.column, UNKNOWN_OPTION, f"could not check this command: {exc!r}", ""
+            ),
+        ]

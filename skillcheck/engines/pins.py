@@ -15,15 +15,21 @@ from skillcheck.engines.manifest import available
 __all__ = ["ENGINE_NAMES", "PIN_LINES", "declared_versions", "match_version", "versions"]
 
 ENGINE_NAMES = {  # how pages name engines -> manifest engine ids
-    "vllm": "vllm", "sglang": "sglang", "tensorrt-llm": "tensorrt-llm", "trt-llm": "tensorrt-llm",
-    "trtllm": "tensorrt-llm", "llama.cpp": "llama.cpp", "llamacpp": "llama.cpp",
+    "vllm": "vllm",
+    "sglang": "sglang",
+    "tensorrt-llm": "tensorrt-llm",
+    "trt-llm": "tensorrt-llm",
+    "trtllm": "tensorrt-llm",
+    "llama.cpp": "llama.cpp",
+    "llamacpp": "llama.cpp",
 }
 #: How many lines from the top of a page (front matter included) are searched.
 PIN_LINES = 40
 
 _APPLIES = re.compile(r"Applies to:?\**\s*(.+)", re.IGNORECASE)
-_DECL = re.compile(r"(vLLM|SGLang|TensorRT-LLM|TRT-LLM|llama\.cpp)\s+(?:v(?=\d))?(b?\d+(?:\.\d+)*)",
-                   re.IGNORECASE)
+_DECL = re.compile(
+    r"(vLLM|SGLang|TensorRT-LLM|TRT-LLM|llama\.cpp)\s+(?:v(?=\d))?(b?\d+(?:\.\d+)*)", re.IGNORECASE
+)
 
 
 def declared_versions(lines: Iterable[str]) -> dict[str, str]:

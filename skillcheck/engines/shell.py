@@ -156,8 +156,11 @@ class _Scanner:
             out.append(self.peek())
             self.advance()
         if self.i >= len(self.text):
-            self.problems.append(Finding(line, col, BAD_QUOTING, "unterminated single quote",
-                                         "close the quote with '"))
+            self.problems.append(
+                Finding(
+                    line, col, BAD_QUOTING, "unterminated single quote", "close the quote with '"
+                )
+            )
         else:
             self.advance()
         return "".join(out)
@@ -183,8 +186,11 @@ class _Scanner:
             out.append(c)
             self.advance()
         if self.i >= len(self.text):
-            self.problems.append(Finding(line, col, BAD_QUOTING, "unterminated double quote",
-                                         'close the quote with "'))
+            self.problems.append(
+                Finding(
+                    line, col, BAD_QUOTING, "unterminated double quote", 'close the quote with "'
+                )
+            )
         else:
             self.advance()
         return "".join(out), expands

@@ -72,8 +72,9 @@ def choice_problem(opt: Option, value: str, tok: Token, label: str) -> Finding |
     hint += f"allowed{note}: {shown}"
     if opt.accepts_numbers:
         hint += ", or a number"
-    return Finding(tok.line, tok.column, BAD_CHOICE,
-                   f"`{value}` is not a valid value for {label}", hint)
+    return Finding(
+        tok.line, tok.column, BAD_CHOICE, f"`{value}` is not a valid value for {label}", hint
+    )
 
 
 _HUMAN_NUMBER = re.compile(r"\b(\d+(?:\.\d+)?)([kKmMgGtT])\b")
@@ -114,8 +115,9 @@ def _expand_human_numbers(text: str) -> str:
     return "".join(out)
 
 
-def check_json(opt: Option, value: str, tok: Token, manifest: Manifest,
-                label: str) -> list[Finding]:
+def check_json(
+    opt: Option, value: str, tok: Token, manifest: Manifest, label: str
+) -> list[Finding]:
     text = value.strip()
     if opt.type == "json|str" and not text.startswith("{"):
         return []
@@ -124,17 +126,29 @@ def check_json(opt: Option, value: str, tok: Token, manifest: Manifest,
     for _, part in _outside_strings(text):
         bare = _BARE_PLACEHOLDER.search(part)
         if bare:
-            return [Finding(tok.line, tok.column, BAD_JSON,
-                            f"{label}: placeholder `{bare.group(0)}` outside a JSON string",
-                            "quote the placeholder, or write a literal value")]
+            return [
+                Finding(
+                    tok.line,
+                    tok.column,
+                    BAD_JSON,
+                    f"{label}: placeholder `{bare.group(0)}` outside a JSON string",
+                    "quote the placeholder, or write a literal value",
+                )
+            ]
     if manifest.engine == "vllm":
         text = _expand_human_numbers(text)
     try:
         parsed = json.loads(text)
     except json.JSONDecodeError as exc:
-        return [Finding(tok.line, tok.column, BAD_JSON,
-                        f"{label} is not valid JSON: {exc.msg} at character {exc.pos}",
-                        "check quotes, commas and braces; wrap the whole value in single quotes")]
+        return [
+            Finding(
+                tok.line,
+                tok.column,
+                BAD_JSON,
+                f"{label} is not valid JSON: {exc.msg} at character {exc.pos}",
+                "check quotes, commas and braces; wrap the whole value in single quotes",
+            )
+        ]
     except (ValueError, RecursionError):
         return [Finding(tok.line, tok.column, BAD_JSON, f"{label} is not valid JSON", "")]
     return check_json_keys(opt, parsed, tok, label)
@@ -147,12 +161,17 @@ def check_json_keys(opt: Option, parsed: object, tok: Token, label: str) -> list
     for key in parsed:
         if key not in opt.json_keys:
             close = close_match(str(key), opt.json_keys)
-            problems.append(Finding(
-                tok.line, tok.column, UNKNOWN_OPTION,
-                f"unknown key `{key}` in {label}",
-                f"did you mean `{close}`?" if close else
-                "known keys: " + ", ".join(opt.json_keys[:15]),
-            ))
+            problems.append(
+                Finding(
+                    tok.line,
+                    tok.column,
+                    UNKNOWN_OPTION,
+                    f"unknown key `{key}` in {label}",
+                    f"did you mean `{close}`?"
+                    if close
+                    else "known keys: " + ", ".join(opt.json_keys[:15]),
+                )
+            )
     return problems
 
 

@@ -24,15 +24,44 @@ if TYPE_CHECKING:
 # A config key's path -> its (0-based line, 0-based column) in the block.
 KeyPositions = dict[tuple[str, ...], tuple[int, int]]
 
-declare("SC610", "engine-unknown-option", "error", "An engine command uses an option the pinned engine version does not have.")
-declare("SC611", "engine-deprecated-option", "warning", "An engine command uses a deprecated option.")
-declare("SC612", "engine-bad-choice", "error", "An engine option's value is not one of its declared choices.")
+declare(
+    "SC610",
+    "engine-unknown-option",
+    "error",
+    "An engine command uses an option the pinned engine version does not have.",
+)
+declare(
+    "SC611", "engine-deprecated-option", "warning", "An engine command uses a deprecated option."
+)
+declare(
+    "SC612",
+    "engine-bad-choice",
+    "error",
+    "An engine option's value is not one of its declared choices.",
+)
 declare("SC613", "engine-bad-json", "error", "A JSON-valued engine option does not parse.")
 declare("SC614", "engine-missing-value", "error", "An engine option that takes a value has none.")
-declare("SC615", "engine-version-unknown", "warning", "A page declares an engine version that has no manifest; the nearest one is used.")
-declare("SC616", "engine-unexpected-value", "error", "An engine option or command is given a value it does not take.")
-declare("SC617", "engine-bad-quoting", "error", "Shell quoting around an engine command does not close.")
-declare("SC618", "engine-config-key", "error", "A key of an engine config block (yaml engine=\"...\") is not accepted by the engine.")
+declare(
+    "SC615",
+    "engine-version-unknown",
+    "warning",
+    "A page declares an engine version that has no manifest; the nearest one is used.",
+)
+declare(
+    "SC616",
+    "engine-unexpected-value",
+    "error",
+    "An engine option or command is given a value it does not take.",
+)
+declare(
+    "SC617", "engine-bad-quoting", "error", "Shell quoting around an engine command does not close."
+)
+declare(
+    "SC618",
+    "engine-config-key",
+    "error",
+    'A key of an engine config block (yaml engine="...") is not accepted by the engine.',
+)
 
 KIND_CODES = {
     "unknown-option": "SC610",
@@ -55,8 +84,14 @@ def _manifest(engine: str, version: str | None) -> Manifest | None:
         return None
 
 
-def _resolve(ctx: Context, rel: str, engine: str, declared: dict[str, str],
-             warned: set[tuple[str, str]], line: int) -> tuple[Manifest | None, list[Diagnostic]]:
+def _resolve(
+    ctx: Context,
+    rel: str,
+    engine: str,
+    declared: dict[str, str],
+    warned: set[tuple[str, str]],
+    line: int,
+) -> tuple[Manifest | None, list[Diagnostic]]:
     from skillcheck.engines.pins import match_version, versions
 
     diags: list[Diagnostic] = []
@@ -67,11 +102,18 @@ def _resolve(ctx: Context, rel: str, engine: str, declared: dict[str, str],
         if version is None and (engine, want) not in warned:
             warned.add((engine, want))
             have = ", ".join(versions(engine)) or "none"
-            diags.append(ctx.diag(rel, line, 1, "SC615",
-                                  f"no {engine} manifest for version {want}; checked against the "
-                                  f"newest committed one ({have})",
-                                  "generate one in the skillcheck repository: python -m tools.manifests "
-                                  f"{engine} {want}"))
+            diags.append(
+                ctx.diag(
+                    rel,
+                    line,
+                    1,
+                    "SC615",
+                    f"no {engine} manifest for version {want}; checked against the "
+                    f"newest committed one ({have})",
+                    "generate one in the skillcheck repository: python -m tools.manifests "
+                    f"{engine} {want}",
+                )
+            )
     return _manifest(engine, version), diags
 
 
@@ -95,8 +137,11 @@ def _manifests_fingerprint() -> str:
     folder = os.path.join(os.path.dirname(engines_pkg.__file__), "manifests")
     try:
         names = sorted(os.listdir(folder))
-        return ";".join(f"{n}:{os.stat(os.path.join(folder, n)).st_size}:"
-                        f"{os.stat(os.path.join(folder, n)).st_mtime_ns}" for n in names)
+        return ";".join(
+            f"{n}:{os.stat(os.path.join(folder, n)).st_size}:"
+            f"{os.stat(os.path.join(folder, n)).st_mtime_ns}"
+            for n in names
+        )
     except OSError:
         return "unknown"
 
@@ -105,8 +150,9 @@ def _is_relevant(fence: Fence) -> bool:
     """A shell block that names an engine command, or a block with an engine attribute."""
     if SKIP_ATTR in fence.attrs:
         return False
-    if fence.lang in SHELLS and any(k in fence.content for k in
-                                    ("vllm", "sglang", "llama-server", "trtllm-serve")):
+    if fence.lang in SHELLS and any(
+        k in fence.content for k in ("vllm", "sglang", "llama-server", "trtllm-serve")
+    ):
         return True
     return "engine" in fence.attrs
 
@@ -128,17 +174,26 @@ def check_engine_flags(ctx: Context) -> Iterator[Diagnostic]:
                 yield from _check_config_block(ctx, rel, fence, declared, warned)
 
 
-def _check_shell_block(ctx: Context, rel: str, fence: Fence, declared: dict[str, str],
-                       warned: set[tuple[str, str]]) -> Iterator[Diagnostic]:
+def _check_shell_block(
+    ctx: Context, rel: str, fence: Fence, declared: dict[str, str], warned: set[tuple[str, str]]
+) -> Iterator[Diagnostic]:
     """The engine commands of a shell block, memoised by the block's text and the pins."""
     from skillcheck import memo as memo_mod
     from skillcheck.engines.invocations import find_invocations
     from skillcheck.engines.options import check_invocation
 
     memo = memo_mod.for_config(ctx.config, memo_mod.scope_of(ctx.skill.root))
-    mkey = memo_mod.key("engine-shell", "\0".join(
-        [fence.content, repr(sorted(declared.items())), repr(ctx.config.engine_pins),
-         _manifests_fingerprint()]))
+    mkey = memo_mod.key(
+        "engine-shell",
+        "\0".join(
+            [
+                fence.content,
+                repr(sorted(declared.items())),
+                repr(ctx.config.engine_pins),
+                _manifests_fingerprint(),
+            ]
+        ),
+    )
     cached = memo.get(mkey) if memo is not None else None
     if isinstance(cached, list):
         for line, col, code, msg, hint in cached:
@@ -151,8 +206,15 @@ def _check_shell_block(ctx: Context, rel: str, fence: Fence, declared: dict[str,
         if manifest is None:
             continue
         for p in (*inv.problems, *check_invocation(inv, manifest)):
-            found.append((max(p.line, 1), max(p.column, 1),
-                          KIND_CODES.get(p.kind, "SC610"), p.message, p.hint))
+            found.append(
+                (
+                    max(p.line, 1),
+                    max(p.column, 1),
+                    KIND_CODES.get(p.kind, "SC610"),
+                    p.message,
+                    p.hint,
+                )
+            )
     # A page that declared a version without a manifest is not memoised (its SC615
     # warning is emitted while resolving, once per page).
     if memo is not None and not warned:
@@ -161,8 +223,9 @@ def _check_shell_block(ctx: Context, rel: str, fence: Fence, declared: dict[str,
         yield ctx.diag(rel, fence.body_line + line - 1, col, code, msg, hint)
 
 
-def _check_config_block(ctx: Context, rel: str, fence: Fence, declared: dict[str, str],
-                        warned: set[tuple[str, str]]) -> Iterator[Diagnostic]:
+def _check_config_block(
+    ctx: Context, rel: str, fence: Fence, declared: dict[str, str], warned: set[tuple[str, str]]
+) -> Iterator[Diagnostic]:
     """An engine config block (```` ```yaml engine="vllm" ````): its keys, each reported
     where the key is written (the block's opening line when the finding names no key)."""
     from skillcheck.engines.config_keys import check_config_keys
@@ -173,9 +236,14 @@ def _check_config_block(ctx: Context, rel: str, fence: Fence, declared: dict[str
     name, _, version = spec.partition("@")
     engine = ENGINE_NAMES.get(name.strip().lower())
     if engine is None:
-        yield ctx.diag(rel, fence.line, 1, "SC618",
-                       f"unknown engine {name!r} in the block's engine attribute",
-                       "use one of: vllm, sglang, tensorrt-llm, llama.cpp")
+        yield ctx.diag(
+            rel,
+            fence.line,
+            1,
+            "SC618",
+            f"unknown engine {name!r} in the block's engine attribute",
+            "use one of: vllm, sglang, tensorrt-llm, llama.cpp",
+        )
         return
     decl = dict(declared)
     if version:

@@ -44,8 +44,11 @@ def test_fail_cases_report_exactly_the_expected_problems(path: Path) -> None:
     want = sorted((e["kind"], int(e["line"]), int(e["col"])) for e in expected)
     assert got == want, "\n".join(map(str, problems))
     for e in expected:
-        match = next(p for p in problems if (p.kind, p.line, p.column) ==
-                     (e["kind"], int(e["line"]), int(e["col"])))
+        match = next(
+            p
+            for p in problems
+            if (p.kind, p.line, p.column) == (e["kind"], int(e["line"]), int(e["col"]))
+        )
         assert e["text"] in match.message + " " + match.hint, match
 
 
@@ -60,7 +63,10 @@ def test_find_invocations_reports_options_and_positions() -> None:
     (inv,) = find_invocations(text)
     assert (inv.engine, inv.command, inv.line, inv.column) == ("vllm", "vllm serve", 2, 3)
     assert [(t.text, t.line, t.column) for t in inv.args] == [
-        ("m", 2, 14), ("--max-num-seqs=8", 3, 3), ("--port", 3, 20), ("9000", 3, 27),
+        ("m", 2, 14),
+        ("--max-num-seqs=8", 3, 3),
+        ("--port", 3, 20),
+        ("9000", 3, 27),
     ]
 
 
@@ -68,8 +74,10 @@ def test_find_invocations_reports_options_and_positions() -> None:
     ("text", "command"),
     [
         ("python3 -m sglang.launch_server --model-path m", "python -m sglang.launch_server"),
-        ("/usr/bin/python3.11 -m sglang.launch_server --model-path m",
-         "python -m sglang.launch_server"),
+        (
+            "/usr/bin/python3.11 -m sglang.launch_server --model-path m",
+            "python -m sglang.launch_server",
+        ),
         ("sglang serve m", "sglang serve"),
         ("./llama-server -m m.gguf", "llama-server"),
         ("./build/bin/llama-server -m m.gguf", "llama-server"),
@@ -99,7 +107,7 @@ def test_separators_split_commands() -> None:
         "vllm serve m <<",
         "\\",
         "'",
-        "vllm serve --speculative-config '{\"a\": [1, {2: }' --x=\"\\\"",
+        'vllm serve --speculative-config \'{"a": [1, {2: }\' --x="\\"',
         "\x00\x01 vllm serve \t\r\n --=",
     ],
 )
@@ -133,23 +141,26 @@ def test_a_checker_bug_is_reported_not_hidden(monkeypatch: pytest.MonkeyPatch) -
         got = check_config_keys({"a": 1}, load_manifest(engine))
         assert [p.message for p in got] in (
             [f"{engine} reads no YAML configuration file"],
-            ["could not check the config: ZeroDivisionError('division by zero')"]), engine
+            ["could not check the config: ZeroDivisionError('division by zero')"],
+        ), engine
 
 
 def test_bad_quoting_is_a_problem_of_the_invocation() -> None:
-    (inv,) = find_invocations("vllm serve m --chat-template \"{{x}}\n  --port 1")
+    (inv,) = find_invocations('vllm serve m --chat-template "{{x}}\n  --port 1')
     assert [p.kind for p in inv.problems] == ["bad-quoting"]
     assert [p.kind for p in check_invocation(inv, load_manifest("vllm"))] == ["bad-quoting"]
 
 
 def test_placeholders_are_accepted_for_any_type() -> None:
-    text = ("vllm serve {{model}} --max-num-seqs {{max_num_seqs}} --kv-cache-dtype $KV "
-            "--speculative-config \"$SPEC\" --compilation-config '{{compilation}}'")
+    text = (
+        "vllm serve {{model}} --max-num-seqs {{max_num_seqs}} --kv-cache-dtype $KV "
+        "--speculative-config \"$SPEC\" --compilation-config '{{compilation}}'"
+    )
     assert _problems(text) == []
 
 
 def test_human_readable_numbers_in_vllm_json() -> None:
-    text = "vllm serve m --kv-transfer-config '{\"kv_connector\": \"X\", \"kv_port\": 14k}'"
+    text = 'vllm serve m --kv-transfer-config \'{"kv_connector": "X", "kv_port": 14k}\''
     assert _problems(text) == []
 
 
@@ -163,16 +174,32 @@ def test_checker_ignores_a_foreign_manifest() -> None:
 
 def test_vllm_config_keys_accept_dashes_and_underscores() -> None:
     manifest = load_manifest("vllm")
-    good = {"tensor_parallel_size": 2, "max-num-seqs": 64, "no-enable-prefix-caching": True,
-            "speculative-config": {"method": "ngram", "num_speculative_tokens": 4},
-            "served-model-name": ["a", "b"], "model": "{{model}}"}
+    good = {
+        "tensor_parallel_size": 2,
+        "max-num-seqs": 64,
+        "no-enable-prefix-caching": True,
+        "speculative-config": {"method": "ngram", "num_speculative_tokens": 4},
+        "served-model-name": ["a", "b"],
+        "model": "{{model}}",
+    }
     assert check_config_keys(good, manifest) == []
-    bad = check_config_keys({"max_num_seq": 3, "kv-cache-dtype": "fp9",
-                             "max-model-len": True, "compilation-config": {"bogus": 1},
-                             "enable_prefix_caching": False}, manifest)
+    bad = check_config_keys(
+        {
+            "max_num_seq": 3,
+            "kv-cache-dtype": "fp9",
+            "max-model-len": True,
+            "compilation-config": {"bogus": 1},
+            "enable_prefix_caching": False,
+        },
+        manifest,
+    )
     assert [(p.kind, p.line, p.column) for p in bad] == [
-        ("unknown-option", 0, 0), ("bad-choice", 0, 0), ("missing-value", 0, 0),
-        ("unknown-option", 0, 0), ("unexpected-value", 0, 0)]
+        ("unknown-option", 0, 0),
+        ("bad-choice", 0, 0),
+        ("missing-value", 0, 0),
+        ("unknown-option", 0, 0),
+        ("unexpected-value", 0, 0),
+    ]
     assert bad[0].hint == "did you mean `max-num-seqs`?"
     assert bad[4].hint == "write `no-enable-prefix-caching: true`"
     # under `vllm serve --config` a `false` is dropped whatever the spelling
@@ -192,21 +219,31 @@ def test_trtllm_nested_config_keys() -> None:
     manifest = load_manifest("tensorrt-llm")
     good = {
         "kv_cache_config": {"free_gpu_memory_fraction": 0.85, "enable_block_reuse": True},
-        "speculative_config": {"decoding_type": "Eagle3", "max_draft_len": 3,
-                               "speculative_model_dir": "{{draft}}"},
+        "speculative_config": {
+            "decoding_type": "Eagle3",
+            "max_draft_len": 3,
+            "speculative_model_dir": "{{draft}}",
+        },
         "cache_transceiver_config": {"backend": "UCX"},
         "enable_attention_dp": True,
         "cuda_graph_config": {"enable_padding": True, "max_batch_size": 64},
     }
     assert check_config_keys(good, manifest) == []
-    bad = check_config_keys({
-        "kv_cache_config": {"free_gpu_mem_fraction": 0.8},
-        "speculative_config": {"decoding_type": "Eagle3", "num_nextn_predict_layers": 1},
-        "cache_transceiver_config": {"backend": "UCXX"},
-        "tp_size": 2,
-    }, manifest)
-    assert [p.kind for p in bad] == ["unknown-option", "unknown-option", "bad-choice",
-                                     "unknown-option"]
+    bad = check_config_keys(
+        {
+            "kv_cache_config": {"free_gpu_mem_fraction": 0.8},
+            "speculative_config": {"decoding_type": "Eagle3", "num_nextn_predict_layers": 1},
+            "cache_transceiver_config": {"backend": "UCXX"},
+            "tp_size": 2,
+        },
+        manifest,
+    )
+    assert [p.kind for p in bad] == [
+        "unknown-option",
+        "unknown-option",
+        "bad-choice",
+        "unknown-option",
+    ]
     assert "kv_cache_config.free_gpu_mem_fraction" in bad[0].message
     assert bad[0].hint == "did you mean `free_gpu_memory_fraction`?"
     assert bad[3].hint == "did you mean `tensor_parallel_size`?"

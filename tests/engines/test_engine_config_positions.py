@@ -40,10 +40,19 @@ def _diagnostics(tmp_path: Path) -> list[tuple[int, int, str, str]]:
 def test_config_findings_sit_on_their_keys(tmp_path: Path) -> None:
     assert _diagnostics(tmp_path) == [
         # a bad value: the line of its key, not of the block
-        (12, 3, "SC618", "`MAX_UTIL` is not a valid value for config key "
-                         "`scheduler_config.capacity_scheduler_policy`"),
+        (
+            12,
+            3,
+            "SC618",
+            "`MAX_UTIL` is not a valid value for config key "
+            "`scheduler_config.capacity_scheduler_policy`",
+        ),
         # an unknown nested key whose name is valid elsewhere: its own line, not the first
         # line that spells the same name
-        (15, 3, "SC618", "unknown config key `kv_cache_config.capacity_scheduler_policy` "
-                         "(tensorrt-llm 1.2)"),
+        (
+            15,
+            3,
+            "SC618",
+            "unknown config key `kv_cache_config.capacity_scheduler_policy` (tensorrt-llm 1.2)",
+        ),
     ]

@@ -34,8 +34,7 @@ def test_committed_manifests_are_stable_json(engine: str, version: str) -> None:
     assert dumps(manifest_from_dict(json.loads(text))) == text
     manifest = load_manifest(engine, version)
     assert manifest.provenance["generated"] == "2026-11-30"
-    assert manifest.provenance["generator"].startswith(
-        f"python -m tools.manifests {engine} ")
+    assert manifest.provenance["generator"].startswith(f"python -m tools.manifests {engine} ")
     names = [o.name for o in manifest.options]
     assert len(names) > 50
 
@@ -55,9 +54,18 @@ def _flag(engine: str, spelling: str, command: str | None = None) -> Option:
 
 
 def test_vllm_core_options() -> None:
-    for flag in ("--max-num-seqs", "--max-num-batched-tokens", "--gpu-memory-utilization",
-                 "--max-model-len", "--served-model-name", "--api-key", "--config",
-                 "--headless", "--api-server-count", "--data-parallel-size"):
+    for flag in (
+        "--max-num-seqs",
+        "--max-num-batched-tokens",
+        "--gpu-memory-utilization",
+        "--max-model-len",
+        "--served-model-name",
+        "--api-key",
+        "--config",
+        "--headless",
+        "--api-server-count",
+        "--data-parallel-size",
+    ):
         assert _flag("vllm", flag).takes_value or flag == "--headless"
     assert _flag("vllm", "-tp") is _flag("vllm", "--tensor-parallel-size")
     assert _flag("vllm", "--device-memory-utilization").name == "--gpu-memory-utilization"
@@ -78,8 +86,13 @@ def test_vllm_core_options() -> None:
 def test_sglang_core_options() -> None:
     assert _flag("sglang", "--model") is _flag("sglang", "--model-path")
     assert _flag("sglang", "--tensor-parallel-size") is _flag("sglang", "--tp-size")
-    for flag in ("--mem-fraction-static", "--chunked-prefill-size", "--max-prefill-tokens",
-                 "--attn-dp-size", "--config"):
+    for flag in (
+        "--mem-fraction-static",
+        "--chunked-prefill-size",
+        "--max-prefill-tokens",
+        "--attn-dp-size",
+        "--config",
+    ):
         assert _flag("sglang", flag).takes_value
     policy = _flag("sglang", "--schedule-policy")
     assert policy.choices is not None and {"lpm", "fcfs"} <= set(policy.choices)
@@ -95,8 +108,7 @@ def test_llama_server_core_options() -> None:
     fa = _flag("llama.cpp", "-fa")
     assert fa.name == "--flash-attn" and fa.choices is not None and "auto" in fa.choices
     ctk = _flag("llama.cpp", "--cache-type-k")
-    assert ctk.choices == ("f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0",
-                           "q5_1")
+    assert ctk.choices == ("f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1")
     cb = _flag("llama.cpp", "--cont-batching")
     assert cb.negations == ("-nocb", "--no-cont-batching")
     assert _flag("llama.cpp", "--draft-max").removed
