@@ -188,3 +188,14 @@ def test_cli_writes_a_manifest(tmp_path: Path, capsys: pytest.CaptureFixture[str
     )
     assert "tensorrt-llm-9.9.json" in capsys.readouterr().out
     assert main(["vllm", "1.0", "--source", str(tmp_path), "--output", str(out)]) == 1
+
+
+def test_cli_reports_an_unreadable_archive(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("vllm-1.0-py3-none-any.whl", "llama_cpp_python-1.0.tar.gz"):
+        archive = tmp_path / name
+        archive.write_bytes(b"not an archive")
+        engine = "llama.cpp" if name.endswith(".tar.gz") else "vllm"
+        assert main([engine, "1.0", "--source", str(archive), "--stdout"]) == 1
+        assert capsys.readouterr().err.startswith("error: ")

@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+import tarfile
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -59,7 +61,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             origin=args.origin,
             build_tag=args.build_tag,
         )
-    except (GenerateError, OSError, SyntaxError, subprocess.CalledProcessError) as exc:
+    except (
+        GenerateError,
+        OSError,
+        SyntaxError,
+        ValueError,  # UnicodeDecodeError: a source file that is not UTF-8
+        zipfile.BadZipFile,
+        tarfile.TarError,
+        subprocess.CalledProcessError,
+    ) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     text = dumps(manifest)
