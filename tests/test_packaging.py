@@ -82,8 +82,11 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     src = tmp_path_factory.mktemp("src")
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, src / name)
-    shutil.copytree(ROOT / "skillcheck", src / "skillcheck",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    # tools/ sits beside the package in the repository; copied so that the test
+    # below sees whether the build would pick it up.
+    for name in ("skillcheck", "tools"):
+        shutil.copytree(ROOT / name, src / name,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     out = tmp_path_factory.mktemp("wheel")
     proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-index",
                            "--no-build-isolation", "--quiet", "--wheel-dir", str(out), str(src)],
@@ -138,3 +141,13 @@ def test_installed_wheel_checks_and_packs_without_the_repository(wheel: Path,
     proc = skillcheck("pack", "--no-cache", "full", "-o", "dist")
     assert proc.returncode == 0, proc.stderr
     assert (work / "dist" / "full-1.0.zip").is_file()
+
+
+def test_wheel_holds_no_manifest_generator(wheel: Path) -> None:
+    # The generator is a maintainer tool (python -m tools.manifests), not part of an install.
+    with zipfile.ZipFile(wheel) as zf:
+        modules = [n for n in zf.namelist() if n.endswith(".py")]
+    assert modules and all(n.startswith("skillcheck/") for n in modules)
+    assert not [n for n in modules if "generate" in n or n.startswith("tools/")]
+    assert not [n for n in modules if Path(n).stem in {"argparse_reader", "click_reader",
+                                                       "pydantic_reader", "cpp_reader"}]

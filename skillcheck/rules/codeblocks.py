@@ -28,7 +28,12 @@ declare("SC602", "json-syntax", "error", "A json block does not parse.")
 declare("SC603", "yaml-syntax", "error", "A yaml block does not parse.")
 declare("SC604", "toml-syntax", "error", "A toml block does not parse.")
 declare("SC605", "shell-syntax", "error", "A bash/sh/shell block fails 'bash -n'.")
-declare("SC606", "skip-without-reason", "error", "A block opts out of checks without saying why (skip=\"...\").")
+declare(
+    "SC606",
+    "skip-without-reason",
+    "error",
+    'A block opts out of checks without saying why (skip="...").',
+)
 
 
 def skipped(fence: Fence) -> bool:
@@ -39,8 +44,13 @@ def _python(fence: Fence) -> tuple[int, int, str] | None:
     import ast
 
     try:  # top-level await is accepted: examples are often written for an async REPL
-        compile(fence.content, "<block>", "exec", dont_inherit=True,
-                flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+        compile(
+            fence.content,
+            "<block>",
+            "exec",
+            dont_inherit=True,
+            flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT,
+        )
     except SyntaxError as exc:
         return exc.lineno or 1, exc.offset or 1, exc.msg
     except (ValueError, RecursionError, MemoryError) as exc:
@@ -98,8 +108,9 @@ def _toml(fence: Fence) -> tuple[int, int, str] | None:
     return None
 
 
-def _memoised(ctx: Context, fence: Fence,
-              fn: Callable[[Fence], tuple[int, int, str] | None]) -> tuple[int, int, str] | None:
+def _memoised(
+    ctx: Context, fence: Fence, fn: Callable[[Fence], tuple[int, int, str] | None]
+) -> tuple[int, int, str] | None:
     from skillcheck import memo as memo_mod
 
     memo = memo_mod.for_config(ctx.config, memo_mod.scope_of(ctx.skill.root))
@@ -114,8 +125,14 @@ def _memoised(ctx: Context, fence: Fence,
     return result
 
 
-CHECKS = {"python": ("SC601", _python), "py": ("SC601", _python), "json": ("SC602", _json),
-          "yaml": ("SC603", _yaml), "yml": ("SC603", _yaml), "toml": ("SC604", _toml)}
+CHECKS = {
+    "python": ("SC601", _python),
+    "py": ("SC601", _python),
+    "json": ("SC602", _json),
+    "yaml": ("SC603", _yaml),
+    "yml": ("SC603", _yaml),
+    "toml": ("SC604", _toml),
+}
 
 
 def _bash_errors(blocks: list[tuple[str, Fence]]) -> dict[int, tuple[int, str]]:
@@ -127,14 +144,16 @@ def _bash_errors(blocks: list[tuple[str, Fence]]) -> dict[int, tuple[int, str]]:
 
     def run(script: str) -> tuple[bool, str]:
         try:
-            proc = subprocess.run([bash, "-n"], input=script, capture_output=True, text=True,
-                                  timeout=20, check=False)
+            proc = subprocess.run(
+                [bash, "-n"], input=script, capture_output=True, text=True, timeout=20, check=False
+            )
         except (OSError, subprocess.TimeoutExpired) as exc:
             return True, str(exc)  # cannot judge: do not report
         return proc.returncode == 0, proc.stderr
 
-    combined = "".join(f"__skillcheck_{i}() {{\n:\n{f.content}\n}}\n"
-                       for i, (_, f) in enumerate(blocks))
+    combined = "".join(
+        f"__skillcheck_{i}() {{\n:\n{f.content}\n}}\n" for i, (_, f) in enumerate(blocks)
+    )
     ok, _ = run(combined)
     if ok:
         return {}
@@ -161,9 +180,14 @@ def check_blocks(ctx: Context) -> Iterator[Diagnostic]:
         for fence in doc.fences:
             if SKIP_ATTR in fence.attrs:
                 if not fence.attrs[SKIP_ATTR].strip():
-                    yield ctx.diag(rel, fence.line, 1, "SC606",
-                                   "block opts out of checks without a reason",
-                                   'say why: skip="fragment of the block above"')
+                    yield ctx.diag(
+                        rel,
+                        fence.line,
+                        1,
+                        "SC606",
+                        "block opts out of checks without a reason",
+                        'say why: skip="fragment of the block above"',
+                    )
                 continue
             if fence.lang in SHELLS:
                 shells.append((rel, fence))
@@ -175,11 +199,21 @@ def check_blocks(ctx: Context) -> Iterator[Diagnostic]:
             problem = _memoised(ctx, fence, fn)
             if problem is not None:
                 line, col, msg = problem
-                yield ctx.diag(rel, fence.body_line + line - 1, col, code,
-                               f"{fence.lang} block does not parse: {msg}",
-                               "fix it, or mark a deliberate fragment with skip=\"why\"")
+                yield ctx.diag(
+                    rel,
+                    fence.body_line + line - 1,
+                    col,
+                    code,
+                    f"{fence.lang} block does not parse: {msg}",
+                    'fix it, or mark a deliberate fragment with skip="why"',
+                )
     for i, (line, msg) in sorted(_bash_errors(shells).items()):
         rel, fence = shells[i]
-        yield ctx.diag(rel, fence.body_line + line - 1, 1, "SC605",
-                       f"{fence.lang} block fails 'bash -n': {msg}",
-                       "fix it, or mark a deliberate fragment with skip=\"why\"")
+        yield ctx.diag(
+            rel,
+            fence.body_line + line - 1,
+            1,
+            "SC605",
+            f"{fence.lang} block fails 'bash -n': {msg}",
+            'fix it, or mark a deliberate fragment with skip="why"',
+        )

@@ -9,8 +9,11 @@ from pathlib import Path
 import pytest
 
 from skillcheck.engines import Manifest, dumps, manifest_from_dict
-from skillcheck.engines.commands import check_config_keys, check_invocation, find_invocations
-from skillcheck.engines.generate import GenerateError, build, main
+from skillcheck.engines.config_keys import check_config_keys
+from skillcheck.engines.invocations import find_invocations
+from skillcheck.engines.options import check_invocation
+from tools.manifests import GenerateError, build
+from tools.manifests.__main__ import main
 
 SAMPLES = Path(__file__).resolve().parent / "samples"
 EXPECTED = SAMPLES / "expected"
@@ -125,18 +128,22 @@ def test_trtllm_sample_reads_click_and_pydantic(tmp_path: Path) -> None:
     keys = m.config_keys
     assert keys is not None
     assert set(keys["kv_cache_config"].keys or {}) == {
-        "free_gpu_memory_fraction", "enable_block_reuse", "dtype"}
+        "free_gpu_memory_fraction",
+        "enable_block_reuse",
+        "dtype",
+    }
     spec = keys["speculative_config"]
     assert spec.discriminator == "decoding_type"
     assert dict(spec.variants or {}) == {
         "Eagle": ("decoding_type", "eagle3_one_model", "max_draft_len", "speculative_model"),
-        "MTP": ("decoding_type", "max_draft_len", "num_nextn_predict_layers",
-                "speculative_model"),
+        "MTP": ("decoding_type", "max_draft_len", "num_nextn_predict_layers", "speculative_model"),
     }
     assert (spec.keys or {})["speculative_model"].aliases == ("speculative_model_dir",)
     assert keys["decoding_config"].deprecated == "Use speculative_config instead."
     assert (keys["scheduler_config"].keys or {})["capacity_scheduler_policy"].choices == (
-        "MAX_UTILIZATION", "GUARANTEED_NO_EVICT")
+        "MAX_UTILIZATION",
+        "GUARANTEED_NO_EVICT",
+    )
     assert keys["build_config"].note is not None  # popped by trtllm-serve itself
     assert keys["lora_config"].keys is None  # type not in the sources read
 
@@ -146,9 +153,11 @@ def test_sample_manifests_drive_the_checker(tmp_path: Path) -> None:
     (inv,) = find_invocations("trtllm-serve m --tp-size 2 --old_knob 0.1 --backend trt")
     assert [p.kind for p in check_invocation(inv, m)] == ["unknown-option", "deprecated-option"]
     problems = check_config_keys(
-        {"speculative_config": {"decoding_type": "MTP", "eagle3_one_model": True}}, m)
+        {"speculative_config": {"decoding_type": "MTP", "eagle3_one_model": True}}, m
+    )
     assert [p.message for p in problems] == [
-        "unknown config key `speculative_config.eagle3_one_model` (tensorrt-llm 9.9)"]
+        "unknown config key `speculative_config.eagle3_one_model` (tensorrt-llm 9.9)"
+    ]
 
 
 def test_missing_sources_are_reported(tmp_path: Path) -> None:
@@ -160,11 +169,33 @@ def test_missing_sources_are_reported(tmp_path: Path) -> None:
 
 def test_cli_writes_a_manifest(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out"
-    code = main(["tensorrt-llm", "9.9", "--source", str(SAMPLES / "trtllm"),
-                 "--output", str(out), "--date", DATE])
+    code = main(
+        [
+            "tensorrt-llm",
+            "9.9",
+            "--source",
+            str(SAMPLES / "trtllm"),
+            "--output",
+            str(out),
+            "--date",
+            DATE,
+        ]
+    )
     assert code == 0
     written = out / "tensorrt-llm-9.9.json"
     assert written.read_text(encoding="utf-8") == (EXPECTED / "tensorrt-llm.json").read_text(
-        encoding="utf-8")
+        encoding="utf-8"
+    )
     assert "tensorrt-llm-9.9.json" in capsys.readouterr().out
     assert main(["vllm", "1.0", "--source", str(tmp_path), "--output", str(out)]) == 1
+
+
+def test_cli_reports_an_unreadable_archive(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("vllm-1.0-py3-none-any.whl", "llama_cpp_python-1.0.tar.gz"):
+        archive = tmp_path / name
+        archive.write_bytes(b"not an archive")
+        engine = "llama.cpp" if name.endswith(".tar.gz") else "vllm"
+        assert main([engine, "1.0", "--source", str(archive), "--stdout"]) == 1
+        assert capsys.readouterr().err.startswith("error: ")

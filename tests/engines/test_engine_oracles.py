@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from skillcheck.engines import Option, load
+from skillcheck.engines import Option, load_manifest
 
 ORACLES = Path(__file__).resolve().parent / "oracles"
 FILES = sorted(ORACLES.glob("*.json"))
@@ -26,9 +26,13 @@ def _entries() -> list[tuple[str, str, str | None, dict[str, Any]]]:
 
 
 def _find(engine: str, version: str, command: str | None, spelling: str) -> list[Option]:
-    manifest = load(engine, version)
-    return [o for o in manifest.options if spelling in (o.name, *o.aliases)
-            and (command is None or o.commands is None or command in o.commands)]
+    manifest = load_manifest(engine, version)
+    return [
+        o
+        for o in manifest.options
+        if spelling in (o.name, *o.aliases)
+        and (command is None or o.commands is None or command in o.commands)
+    ]
 
 
 def test_every_engine_has_at_least_eight_oracles() -> None:
@@ -39,10 +43,14 @@ def test_every_engine_has_at_least_eight_oracles() -> None:
     assert min(counts.values()) >= 8, counts
 
 
-@pytest.mark.parametrize(("engine", "version", "command", "entry"), _entries(),
-                         ids=lambda v: v["spellings"][0] if isinstance(v, dict) else None)
-def test_manifest_matches_the_source(engine: str, version: str, command: str | None,
-                                     entry: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    ("engine", "version", "command", "entry"),
+    _entries(),
+    ids=lambda v: v["spellings"][0] if isinstance(v, dict) else None,
+)
+def test_manifest_matches_the_source(
+    engine: str, version: str, command: str | None, entry: dict[str, Any]
+) -> None:
     assert entry["source"], "every expectation names where in the source it was read"
     spellings = entry["spellings"]
     found = _find(engine, version, command, spellings[0])
@@ -53,8 +61,9 @@ def test_manifest_matches_the_source(engine: str, version: str, command: str | N
     assert opt.takes_value is entry["takes_value"]
     if "choices" in entry:
         expected = entry["choices"]
-        assert (None if opt.choices is None else sorted(opt.choices)) == \
-            (None if expected is None else sorted(expected))
+        assert (None if opt.choices is None else sorted(opt.choices)) == (
+            None if expected is None else sorted(expected)
+        )
     if "choices_include" in entry:
         assert opt.choices is not None and set(entry["choices_include"]) <= set(opt.choices)
     if "choices_kind" in entry:

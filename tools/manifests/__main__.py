@@ -1,0 +1,87 @@
+"""The command line of the manifest generator: ``python -m tools.manifests``.
+
+Exit codes: 0 the manifest was written (or printed), 1 the source could not be
+read or lacks what the generator expects, 2 bad arguments (argparse).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tarfile
+import zipfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from skillcheck import clock
+from skillcheck.engines import dumps
+from tools.manifests.build import ENGINES, MANIFEST_DIR, build, manifest_filename
+from tools.manifests.errors import GenerateError
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m tools.manifests",
+        description="Generate an engine-flag manifest from a released engine source.",
+    )
+    ap.add_argument("engine", choices=ENGINES)
+    ap.add_argument("version", help="release to pin (llama.cpp: the llama-cpp-python release)")
+    ap.add_argument(
+        "--source",
+        type=Path,
+        default=None,
+        help="unpacked source tree, wheel or sdist (default: pip download)",
+    )
+    ap.add_argument(
+        "--output",
+        type=Path,
+        default=MANIFEST_DIR,
+        help="directory for the manifest (default: the package's manifests/)",
+    )
+    ap.add_argument("--date", default=None, help="ISO date recorded as `generated`")
+    ap.add_argument(
+        "--origin", default=None, help="description of the source recorded in the provenance"
+    )
+    ap.add_argument(
+        "--build",
+        default=None,
+        dest="build_tag",
+        help="llama.cpp only: the build tag (bNNNN) of the vendored commit",
+    )
+    ap.add_argument("--stdout", action="store_true", help="print the manifest instead")
+    args = ap.parse_args(argv)
+    generated = args.date or clock.today().isoformat()
+    try:
+        manifest = build(
+            args.engine,
+            args.version,
+            args.source,
+            generated,
+            origin=args.origin,
+            build_tag=args.build_tag,
+        )
+    except (
+        GenerateError,
+        OSError,
+        SyntaxError,
+        ValueError,  # UnicodeDecodeError: a source file that is not UTF-8
+        zipfile.BadZipFile,
+        tarfile.TarError,
+        subprocess.CalledProcessError,
+    ) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    text = dumps(manifest)
+    if args.stdout:
+        sys.stdout.write(text)
+        return 0
+    args.output.mkdir(parents=True, exist_ok=True)
+    target = args.output / manifest_filename(manifest)
+    target.write_text(text, encoding="utf-8")
+    print(f"wrote {target} ({len(manifest.options)} options)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
