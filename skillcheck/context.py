@@ -10,7 +10,7 @@ from pathlib import Path
 from skillcheck.config import Config
 from skillcheck.diagnostics import Diagnostic, Severity
 from skillcheck.discover import Skill
-from skillcheck.model import ParsedDoc
+from skillcheck.document import ParsedDoc
 from skillcheck.registry import RULES
 
 MAX_TEXT = 300

@@ -28,7 +28,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from skillcheck.discover import Skill
-from skillcheck.model import ParsedDoc
+from skillcheck.document import ParsedDoc
 
 PACK_DIRS = ("references", "assets", "data", "scripts")
 LICENSE_NAMES = ("LICENSE", "LICENSE.txt", "LICENSE.md", "LICENCE", "LICENCE.txt",

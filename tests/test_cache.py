@@ -14,14 +14,14 @@ from typing import Any
 
 import pytest
 
-import skillcheck.engine as engine_mod
-import skillcheck.memo as memo_mod
+import skillcheck.resultmemo as memo_mod
 import skillcheck.rules.codeblocks as codeblocks_mod
 import skillcheck.rules.sources as sources_rules
-from skillcheck.cache import ParseCache, PickleStore
+import skillcheck.runner as engine_mod
 from skillcheck.config import Config
-from skillcheck.engine import run
-from skillcheck.model import ParsedDoc
+from skillcheck.document import ParsedDoc
+from skillcheck.parsecache import ParseCache, PickleStore
+from skillcheck.runner import run
 
 from .conftest import FIXTURES
 from .test_cli import _strip_time, invoke

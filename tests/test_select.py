@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from skillcheck.engine import selected
+from skillcheck.runner import selected
 
 from .test_cli import invoke
 

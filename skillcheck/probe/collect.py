@@ -17,11 +17,11 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from skillcheck.config import Config
+from skillcheck.datatables import SOURCES_REL, is_example_url
 from skillcheck.diagnostics import Diagnostic
 from skillcheck.discover import Skill
+from skillcheck.document import ParsedDoc
 from skillcheck.jsonpos import JsonDoc
-from skillcheck.model import ParsedDoc
-from skillcheck.sources import SOURCES_REL, is_example_url
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 _LABEL = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$")
@@ -97,7 +97,7 @@ def _valid_host(host: str) -> bool:
 def request_key(url: str) -> tuple[str, str, str]:
     """(request key, host[:port], fragment) of a URL, or :class:`BadURL`.
 
-    Unlike :func:`skillcheck.sources.normalize_url`, a trailing slash is kept: ``/a`` and
+    Unlike :func:`skillcheck.datatables.normalize_url`, a trailing slash is kept: ``/a`` and
     ``/a/`` may be different resources, and the probe must request what the link names.
     """
     raw = url.strip()
@@ -218,9 +218,9 @@ def add_use(targets: dict[str, Target], use: Use) -> None:
 def collect(paths: list[Path], config: Config, cwd: Path,
             exclude_base: Path | None = None) -> Collected:
     """Find the skills under ``paths`` (as ``check`` does) and every URL they hold."""
-    from skillcheck.engine import load
+    from skillcheck.runner import load_skills
 
-    loaded = load(paths, config, cwd, exclude_base)
+    loaded = load_skills(paths, config, cwd, exclude_base)
     targets: dict[str, Target] = {}
     skipped = 0
     for skill, docs in zip(loaded.skills, loaded.docs, strict=True):

@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 from skillcheck.config import Config
 from skillcheck.diagnostics import Diagnostic, Severity
-from skillcheck.engine import Result, selected
 from skillcheck.probe.codes import CLASSES, CODES
 from skillcheck.probe.collect import Collected, Target, Use, collect
 from skillcheck.probe.outcome import Outcome
 from skillcheck.registry import RULES, load_builtin_rules
+from skillcheck.runner import Result, selected
 
 if TYPE_CHECKING:
     import httpx

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 
 from skillcheck.context import Context
 from skillcheck.diagnostics import Diagnostic
-from skillcheck.model import Fence
+from skillcheck.document import Fence
 from skillcheck.registry import checker, declare
 
 SHELLS = {"bash", "sh", "shell"}
@@ -100,7 +100,7 @@ def _toml(fence: Fence) -> tuple[int, int, str] | None:
 
 def _memoised(ctx: Context, fence: Fence,
               fn: Callable[[Fence], tuple[int, int, str] | None]) -> tuple[int, int, str] | None:
-    from skillcheck import memo as memo_mod
+    from skillcheck import resultmemo as memo_mod
 
     memo = memo_mod.for_config(ctx.config, memo_mod.scope_of(ctx.skill.root))
     if memo is None:

@@ -136,7 +136,7 @@ def extra_seen(warned: set[tuple[str, str]]) -> bool:
 
 @checker("SC61")
 def check_engine_flags(ctx: Context) -> Iterator[Diagnostic]:
-    from skillcheck import memo as memo_mod
+    from skillcheck import resultmemo as memo_mod
     from skillcheck.engines.commands import check_config_keys, check_invocation, find_invocations
 
     for rel, doc in sorted(ctx.docs.items()):

@@ -16,22 +16,20 @@ import datetime as dt
 from collections.abc import Iterator
 
 from skillcheck.context import Context
-from skillcheck.datafiles import (
+from skillcheck.datatables import (
     DATA_TABLES,
+    SOURCES_REL,
     UNKNOWN_SOURCE,
     DataTable,
+    Registry,
     data_rel,
+    is_example_url,
+    load_registry,
     load_table,
+    normalize_url,
 )
 from skillcheck.diagnostics import Diagnostic
 from skillcheck.registry import checker, declare
-from skillcheck.sources import (
-    SOURCES_REL,
-    Registry,
-    is_example_url,
-    load_registry,
-    normalize_url,
-)
 
 PACK_DIRS = ("references/", "assets/", "data/", "scripts/")
 
@@ -65,7 +63,7 @@ def _external(url: str) -> bool:
 
 def _registry(ctx: Context) -> Registry:
     """load_registry, memoised by the file's content (schema validation is the slow part)."""
-    from skillcheck import memo as memo_mod
+    from skillcheck import resultmemo as memo_mod
 
     path = ctx.skill.root / SOURCES_REL
     memo = memo_mod.for_config(ctx.config, memo_mod.scope_of(ctx.skill.root))
@@ -84,7 +82,7 @@ def _registry(ctx: Context) -> Registry:
 
 def _table(ctx: Context, stem: str) -> DataTable | None:
     """load_table, memoised by the file's content like the registry."""
-    from skillcheck import memo as memo_mod
+    from skillcheck import resultmemo as memo_mod
 
     path = ctx.skill.root / data_rel(stem)
     memo = memo_mod.for_config(ctx.config, memo_mod.scope_of(ctx.skill.root))

@@ -19,7 +19,7 @@ from skillcheck.discover import (
     find_skills,
     read_markdown,
 )
-from skillcheck.model import ParsedDoc, parse
+from skillcheck.document import ParsedDoc, parse
 from skillcheck.registry import CHECKERS, INTERNAL_ERROR, load_builtin_rules
 
 PARALLEL_MIN = 400
@@ -138,12 +138,12 @@ class Loaded:
     files: int
 
 
-def load(paths: Iterable[Path], config: Config, cwd: Path,
+def load_skills(paths: Iterable[Path], config: Config, cwd: Path,
          exclude_base: Path | None = None) -> Loaded:
     """Find every skill under ``paths`` and parse each of its Markdown files once (through the
     parse cache). Problems with single files go to ``skill.problems``. Shared by ``check`` and
     ``probe``."""
-    from skillcheck.cache import ParseCache, content_key, default_dir
+    from skillcheck.parsecache import ParseCache, content_key, default_dir
 
     diagnostics: list[Diagnostic] = []
     skills: list[Skill] = []
@@ -205,12 +205,12 @@ def load(paths: Iterable[Path], config: Config, cwd: Path,
 def run(paths: Iterable[Path], config: Config, cwd: Path,
         exclude_base: Path | None = None) -> Result:
     started = time.perf_counter()
-    return check_loaded(load(paths, config, cwd, exclude_base), config, cwd, started)
+    return check_loaded(load_skills(paths, config, cwd, exclude_base), config, cwd, started)
 
 
 def check_loaded(loaded: Loaded, config: Config, cwd: Path,
                  started: float | None = None) -> Result:
-    """Run every offline rule on skills already loaded (``run`` is ``load`` then this)."""
+    """Run every offline rule on skills already loaded (``run`` is ``load_skills`` then this)."""
     if started is None:
         started = time.perf_counter()
     load_builtin_rules()

@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from skillcheck.model import PARSER_VERSION
+from skillcheck.document import PARSER_VERSION
 
 
 def default_dir() -> Path:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import atexit
 from pathlib import Path
 
-from skillcheck.cache import PickleStore
 from skillcheck.config import Config
+from skillcheck.parsecache import PickleStore
 
 MEMO_VERSION = "3"
 MAX_ENTRIES = 20_000
@@ -27,7 +27,7 @@ def for_config(config: Config, scope: str = "all") -> Memo | None:
     in turn do not evict each other's entries."""
     if not config.cache:
         return None
-    from skillcheck.cache import default_dir
+    from skillcheck.parsecache import default_dir
 
     path = (Path(config.cache_dir) if config.cache_dir else default_dir()) / \
         f"memo-v{MEMO_VERSION}-{scope[:16]}.pickle"
@@ -39,13 +39,13 @@ def for_config(config: Config, scope: str = "all") -> Memo | None:
 
 
 def scope_of(root: Path) -> str:
-    from skillcheck.cache import content_key
+    from skillcheck.parsecache import content_key
 
     return content_key(root.as_posix().encode())
 
 
 def key(kind: str, data: str | bytes) -> str:
-    from skillcheck.cache import content_key
+    from skillcheck.parsecache import content_key
 
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     return f"{kind}:{content_key(raw)}"

@@ -1,13 +1,19 @@
-"""The source registry (``data/sources.json``): loading, schema validation, URL normalising.
+"""The pack's data files, read and schema-checked: the source registry (``data/sources.json``,
+with URL normalising) and the cited data tables (``data/<stem>.json`` beside it).
 
-Shared by the citation rules (SC3xx) and by ``skillcheck probe``.
+Each table is an object with ``$schema`` and one array of entries; every entry has an ``id``
+and a ``sources`` list of ids from ``data/sources.json``. A table is checked only when its
+schema ships with skillcheck (``skillcheck/schemas/<stem>.schema.json``).
+
+Shared by the citation rules (SC3xx) and by ``skillcheck probe``; loaded once per skill (through
+the parse cache) by the runner.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -73,7 +79,7 @@ def schema() -> dict[str, Any]:
 
 
 @dataclass
-class Problem:
+class DataProblem:
     code: str
     line: int
     column: int
@@ -87,46 +93,47 @@ class Registry:
     lines: dict[str, int] = field(default_factory=dict)
     columns: dict[str, int] = field(default_factory=dict)  # where each entry's '{' is
     by_url: dict[str, str] = field(default_factory=dict)  # normalised url -> id
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[DataProblem] = field(default_factory=list)
     loaded: bool = False
 
 
 def read_json(path: Path, schema_doc: dict[str, Any], schema_rel: str,
-              codes: tuple[str, str, str]) -> tuple[JsonDoc | None, list[Problem]]:
+              codes: tuple[str, str, str]) -> tuple[JsonDoc | None, list[DataProblem]]:
     """Read, parse and schema-check one JSON data file; problems never raise.
 
     ``codes`` are the codes for (unreadable or invalid JSON, schema error, repeated key).
     The document is None when it could not be parsed."""
     invalid, schema_code, dup = codes
-    problems: list[Problem] = []
+    problems: list[DataProblem] = []
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        problems.append(Problem(invalid, 0, 0, f"cannot read: {exc.strerror or exc}"))
+        problems.append(DataProblem(invalid, 0, 0, f"cannot read: {exc.strerror or exc}"))
         return None, problems
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        problems.append(Problem(invalid, 0, 0, f"not valid UTF-8 at byte offset {exc.start}"))
+        problems.append(DataProblem(invalid, 0, 0, f"not valid UTF-8 at byte offset {exc.start}"))
         return None, problems
     try:
         doc = JsonDoc(text)
     except json.JSONDecodeError as exc:
-        problems.append(Problem(invalid, exc.lineno, exc.colno, f"invalid JSON: {exc.msg}",
+        problems.append(DataProblem(invalid, exc.lineno, exc.colno, f"invalid JSON: {exc.msg}",
                                 "fix the syntax; a trailing comma is a common cause"))
         return None, problems
     except RecursionError:
-        problems.append(Problem(invalid, 1, 1, "invalid JSON: nesting too deep"))
+        problems.append(DataProblem(invalid, 1, 1, "invalid JSON: nesting too deep"))
         return None, problems
     for dpath, (line, col) in doc.duplicates:
-        problems.append(Problem(dup, line, col, f"duplicate key at {pointer(dpath)}", "keep one"))
+        problems.append(DataProblem(dup, line, col, f"duplicate key at {pointer(dpath)}",
+                                    "keep one"))
     from jsonschema import Draft202012Validator, FormatChecker
 
     validator = Draft202012Validator(schema_doc, format_checker=FormatChecker())
     for err in sorted(validator.iter_errors(doc.value), key=lambda e: list(map(str, e.path))):
         line, col = doc.where(tuple(err.path))
         msg = err.message if len(err.message) <= 200 else err.message[:197] + "..."
-        problems.append(Problem(schema_code, line, col, f"{pointer(tuple(err.path))}: {msg}",
+        problems.append(DataProblem(schema_code, line, col, f"{pointer(tuple(err.path))}: {msg}",
                                 f"see {schema_rel}"))
     return doc, problems
 
@@ -151,7 +158,7 @@ def load_registry(path: Path) -> Registry:
         if not isinstance(sid, str):
             continue
         if sid in reg.entries:
-            reg.problems.append(Problem("SC303", line, col, f"duplicate source id '{sid}'",
+            reg.problems.append(DataProblem("SC303", line, col, f"duplicate source id '{sid}'",
                                         f"first defined on line {reg.lines[sid]}"))
             continue
         reg.entries[sid] = entry
@@ -160,10 +167,85 @@ def load_registry(path: Path) -> Registry:
         if isinstance(url, str):
             key = normalize_url(url)
             if key in reg.by_url:
-                reg.problems.append(Problem(
+                reg.problems.append(DataProblem(
                     "SC304", line, col,
                     f"'{sid}' repeats the URL of '{reg.by_url[key]}'",
                     "one source, one entry: cite the existing id"))
             else:
                 reg.by_url[key] = sid
     return reg
+
+
+# stem of data/<stem>.json -> the key of its array of entries
+DATA_TABLES: dict[str, str] = {"gpus": "gpus", "models": "models"}
+
+INVALID, SCHEMA, DUPLICATE, UNKNOWN_SOURCE = "SC311", "SC312", "SC313", "SC314"
+
+
+def data_rel(stem: str) -> str:
+    return f"data/{stem}.json"
+
+
+def schema_rel(stem: str) -> str:
+    return f"skillcheck/schemas/{stem}.schema.json"
+
+
+@cache
+def data_schema(stem: str) -> dict[str, Any] | None:
+    """The packaged schema of a table, or None when this skillcheck does not ship one."""
+    res = resources.files("skillcheck").joinpath(f"schemas/{stem}.schema.json")
+    if not res.is_file():
+        return None
+    data: dict[str, Any] = json.loads(res.read_text(encoding="utf-8"))
+    return data
+
+
+@dataclass
+class Citation:
+    source_id: str
+    line: int
+    column: int
+    pointer: str
+
+
+@dataclass
+class DataTable:
+    rel: str
+    problems: list[DataProblem] = field(default_factory=list)
+    citations: list[Citation] = field(default_factory=list)
+
+
+def load_table(path: Path, stem: str) -> DataTable | None:
+    """Read and validate one table; None when its schema is not packaged. Never raises."""
+    schema_doc = data_schema(stem)
+    if schema_doc is None:
+        return None
+    table = DataTable(data_rel(stem))
+    doc, table.problems = read_json(path, schema_doc, schema_rel(stem),
+                                    (INVALID, SCHEMA, DUPLICATE))
+    if doc is None:
+        return table
+    key = DATA_TABLES.get(stem, stem)
+    items = doc.value.get(key) if isinstance(doc.value, dict) else None
+    if not isinstance(items, list):
+        return table
+    first: dict[str, int] = {}
+    for i, entry in enumerate(items):
+        if not isinstance(entry, dict):
+            continue
+        eid = entry.get("id")
+        if isinstance(eid, str):
+            line, col = doc.where((key, i, "id"))
+            if eid in first:
+                table.problems.append(DataProblem(DUPLICATE, line, col, f"duplicate id '{eid}' in "
+                                              f"$.{key}", f"first defined on line {first[eid]}"))
+            else:
+                first[eid] = line
+        sources = entry.get("sources")
+        if not isinstance(sources, list):
+            continue
+        for j, sid in enumerate(sources):
+            if isinstance(sid, str):
+                line, col = doc.where((key, i, "sources", j))
+                table.citations.append(Citation(sid, line, col, f"$.{key}[{i}].sources[{j}]"))
+    return table
