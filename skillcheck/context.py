@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillcheck.config import Config
-from skillcheck.diagnostics import Diagnostic, Severity
+from skillcheck.diagnostics import Diagnostic
 from skillcheck.discover import Skill
 from skillcheck.document import ParsedDoc
-from skillcheck.registry import RULES
+from skillcheck.registry import diagnostic
 
 MAX_TEXT = 300
 
@@ -43,9 +43,9 @@ class Context:
         return got
 
     def diag(self, rel: str, line: int, column: int, code: str, message: str, hint: str = "",
-             severity: Severity | None = None, url: str | None = None) -> Diagnostic:
-        sev = severity if severity is not None else RULES[code].severity
-        return Diagnostic(self.skill.display(rel), line, column, code, sev, _clip(message),
+             url: str | None = None) -> Diagnostic:
+        """A finding in file ``rel`` of this skill, at its rule's declared severity."""
+        return diagnostic(self.skill.display(rel), line, column, code, _clip(message),
                           _clip(hint), url)
 
     # -- paths -------------------------------------------------------------------------
@@ -108,9 +108,6 @@ class Context:
         if case_differs:
             return False, "/".join(fixed)
         return True, None
-
-    def is_dir(self, rel: str) -> bool:
-        return rel == "" or (self.skill.root / rel).is_dir()
 
     def escapes_via_symlink(self, rel: str) -> bool:
         links = self.skill.symlinks

@@ -9,7 +9,6 @@ import bisect
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillcheck.slugs import Slugger
@@ -369,6 +368,3 @@ def parse(text: str) -> ParsedDoc:
         i += 1
     return doc
 
-
-def rel_posix(path: Path, root: Path) -> str:
-    return path.relative_to(root).as_posix()

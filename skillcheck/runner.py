@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -20,7 +20,14 @@ from skillcheck.discover import (
     read_markdown,
 )
 from skillcheck.document import ParsedDoc, parse
-from skillcheck.registry import CHECKERS, INTERNAL_ERROR, load_builtin_rules
+from skillcheck.registry import (
+    INTERNAL_ERROR,
+    Checker,
+    active_checkers,
+    diagnostic,
+    load_builtin_rules,
+    selected,
+)
 
 PARALLEL_MIN = 400
 
@@ -31,7 +38,6 @@ class Result:
     skills: int
     files: int
     elapsed: float
-    skill_roots: list[str] = field(default_factory=list)
 
     @property
     def errors(self) -> int:
@@ -40,12 +46,6 @@ class Result:
     @property
     def warnings(self) -> int:
         return sum(1 for d in self.diagnostics if d.severity is Severity.WARNING)
-
-
-def selected(code: str, select: Sequence[str], ignore: Sequence[str]) -> bool:
-    if select and not any(code.startswith(s) for s in select):
-        return False
-    return not any(code.startswith(s) for s in ignore)
 
 
 def _parse_many(texts: list[str]) -> list[ParsedDoc]:
@@ -88,23 +88,23 @@ def parse_all(items: list[tuple[str, str]], jobs: int) -> dict[str, ParsedDoc]:
 
 
 PARALLEL_SKILLS = 64
-_FORK_STATE: tuple[list[Skill], list[dict[str, ParsedDoc]], Config, Path] | None = None
+_FORK_STATE: tuple[list[Skill], list[dict[str, ParsedDoc]], Config, Path,
+                  list[tuple[str, Checker]]] | None = None
 
 
 def _check_range(bounds: tuple[int, int]) -> list[Diagnostic]:
     assert _FORK_STATE is not None
-    skills, docs, config, cwd = _FORK_STATE
+    skills, docs, config, cwd, checkers = _FORK_STATE
     out: list[Diagnostic] = []
     for i in range(*bounds):
         ctx = Context(config=config, cwd=cwd, skill=skills[i], docs=docs[i])
-        for family, fn in CHECKERS:
+        for family, fn in checkers:
             try:
                 out.extend(fn(ctx))
             except Exception as exc:  # a bug: reported as an error, the other checkers go on
                 skill = skills[i]
-                out.append(Diagnostic(
+                out.append(diagnostic(
                     skill.display(skill.skill_md or "SKILL.md"), 0, 0, INTERNAL_ERROR,
-                    Severity.ERROR,
                     f"internal error: the {family}xx checker {fn.__module__}.{fn.__name__} "
                     f"raised {type(exc).__name__}: {exc}"[:300],
                     "a bug in skillcheck: please report it with the skill that triggers it"))
@@ -113,10 +113,10 @@ def _check_range(bounds: tuple[int, int]) -> list[Diagnostic]:
 
 def _check_all(skills: list[Skill], docs: list[dict[str, ParsedDoc]], config: Config,
                cwd: Path) -> list[Diagnostic]:
-    """Run every checker on every skill; with many skills, on one process per core (forked,
-    so the parsed files are shared, not copied)."""
+    """Run every checker that may emit a selected code on every skill; with many skills, on
+    one process per core (forked, so the parsed files are shared, not copied)."""
     global _FORK_STATE
-    _FORK_STATE = (skills, docs, config, cwd)
+    _FORK_STATE = (skills, docs, config, cwd, active_checkers(config.select, config.ignore))
     try:
         workers = min(config.jobs or (os.cpu_count() or 1), 8)
         if workers > 1 and len(skills) >= PARALLEL_SKILLS:
@@ -179,8 +179,8 @@ def load_skills(paths: Iterable[Path], config: Config, cwd: Path,
                 continue
             assert rr.text is not None and rr.data is not None
             if not rr.text.strip():
-                s.problems.append(Diagnostic(s.display(rel), 0, 0, "SC225", Severity.WARNING,
-                                             "file is empty", "write the page or delete it"))
+                s.problems.append(diagnostic(s.display(rel), 0, 0, "SC225", "file is empty",
+                                             "write the page or delete it"))
             key = content_key(rr.data)
             doc = cache.get(key) if cache is not None else None
             if not isinstance(doc, ParsedDoc):  # a cache written by something else
@@ -223,5 +223,4 @@ def check_loaded(loaded: Loaded, config: Config, cwd: Path,
                    selected(d.code, config.select, config.ignore)]
     diagnostics = sorted(set(diagnostics), key=lambda d: (d.path, d.line, d.column, d.code,
                                                           d.message))
-    return Result(diagnostics, len(skills), files, time.perf_counter() - started,
-                  [s.display_root for s in skills])
+    return Result(diagnostics, len(skills), files, time.perf_counter() - started)

@@ -175,8 +175,7 @@ def test_a_crashing_checker_is_reported(tmp_path: Path,
         raise RuntimeError("boom")
         yield  # pragma: no cover
 
-    monkeypatch.setattr("skillcheck.registry.CHECKERS", [("SC5", broken), *CHECKERS])
-    monkeypatch.setattr(engine_mod, "CHECKERS", [("SC5", broken), *CHECKERS])
+    monkeypatch.setattr("skillcheck.registry.CHECKERS", [("SC1", broken), *CHECKERS])
     skill = _skill(tmp_path, "minimal")
     code, out, err = invoke("check", "--no-cache", "--format", "json", "--select", "SC1",
                             str(skill))

@@ -23,8 +23,8 @@ from skillcheck.diagnostics import Diagnostic, Severity
 from skillcheck.probe.codes import CLASSES, CODES
 from skillcheck.probe.collect import Collected, Target, Use, collect
 from skillcheck.probe.outcome import Outcome
-from skillcheck.registry import RULES, load_builtin_rules
-from skillcheck.runner import Result, selected
+from skillcheck.registry import RULES, load_builtin_rules, selected
+from skillcheck.runner import Result
 
 if TYPE_CHECKING:
     import httpx
@@ -246,5 +246,5 @@ def run(paths: list[Path], config: Config, cwd: Path, exclude_base: Path | None 
                                                           d.message))
     summary = summarize(collected, outcomes, requests, unreachable)
     result = Result(diagnostics, len(collected.skills), collected.files,
-                    time.perf_counter() - started, [s.display_root for s in collected.skills])
+                    time.perf_counter() - started)
     return ProbeResult(result, summary, outcomes)
