@@ -1,6 +1,9 @@
 """Parsing: each Markdown file is read once into a :class:`ParsedDoc` shared by every rule.
 
-A ParsedDoc depends only on the file's text, so it can be cached by content hash.
+The parsed document holds what the rules and ``pack`` read: links, headings, code, URLs, the
+front-matter (raw, loaded, with its problems and key lines) and the engine versions the page
+declares on its ``Applies to:`` line. A ParsedDoc depends only on the file's text, so it can be
+cached by content hash.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from skillcheck.slugs import Slugger
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
-PARSER_VERSION = "4"
+PARSER_VERSION = "5"
 
 
 @dataclass
@@ -67,6 +70,12 @@ class ParsedDoc:
     frontmatter: str | None  # raw YAML between the delimiters
     frontmatter_state: str  # "none", "closed", "unclosed"
     frontmatter_end: int  # line of the closing delimiter (0 when none)
+    # the front-matter loaded (closed blocks only): value, problems (code, message, 0-based
+    # line in the YAML) and the 0-based line of each top-level key
+    frontmatter_value: Any = None
+    frontmatter_problems: list[tuple[str, str, int]] = field(default_factory=list)
+    frontmatter_lines: dict[str, int] = field(default_factory=dict)
+    applies_to: dict[str, str] = field(default_factory=dict)  # engine id -> declared version
     body_chars: int = 0
     body_words: int = 0
     links: list[Link] = field(default_factory=list)
@@ -106,6 +115,30 @@ _HTML_COMMENT = re.compile(r"<!--([\s\S]*?)-->")
 _URL = re.compile(r"https?://[^\s<>()\[\]\"'`|\\]+")
 _DEF_DEST = re.compile(r"\]:[ \t]*")  # a link definition's destination follows
 _ATTR = re.compile(r"([A-Za-z_][\w-]*)\s*=\s*(\"[^\"]*\"|'[^']*'|\S+)")
+
+ENGINE_NAMES = {  # how pages name engines -> manifest engine ids
+    "vllm": "vllm", "sglang": "sglang", "tensorrt-llm": "tensorrt-llm", "trt-llm": "tensorrt-llm",
+    "trtllm": "tensorrt-llm", "llama.cpp": "llama.cpp", "llamacpp": "llama.cpp",
+}
+APPLIES_LINES = 40  # the "Applies to:" line is looked for in a page's first lines
+_APPLIES = re.compile(r"Applies to:?\**\s*(.+)", re.IGNORECASE)
+_DECL = re.compile(
+    r"(vLLM|SGLang|TensorRT-LLM|TRT-LLM|llama\.cpp)\s+(?:v(?=\d))?(b?\d+(?:\.\d+)*)", re.IGNORECASE)
+
+
+def applies_to(lines: list[str]) -> dict[str, str]:
+    """The engine versions a page declares (``Applies to: vLLM 0.33.0, SGLang 0.5.23``):
+    engine id -> version as written, the first mention of each engine winning."""
+    out: dict[str, str] = {}
+    for line in lines[:APPLIES_LINES]:
+        m = _APPLIES.search(line)
+        if not m:
+            continue
+        for d in _DECL.finditer(m.group(1)):
+            engine = ENGINE_NAMES.get(d.group(1).lower())
+            if engine and engine not in out:
+                out[engine] = d.group(2)
+    return out
 
 
 def normalize_label(label: str) -> str:
@@ -314,7 +347,13 @@ def parse(text: str) -> ParsedDoc:
         frontmatter=fm,
         frontmatter_state=state,
         frontmatter_end=fm_end,
+        applies_to=applies_to(lines),
     )
+    if fm is not None:
+        from skillcheck.safeyaml import key_lines, load_frontmatter
+
+        doc.frontmatter_value, node, doc.frontmatter_problems = load_frontmatter(fm)
+        doc.frontmatter_lines = key_lines(node)
     if state == "unclosed":
         return doc
     body = "\n".join(lines[fm_end:])

@@ -169,11 +169,8 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 def pack_skill(skill: Skill, docs: Mapping[str, ParsedDoc], out_dir: Path) -> Packed:
     """Write the pack of one skill (already checked) into ``out_dir``."""
-    from skillcheck.rules.frontmatter import load_frontmatter
-
     doc = docs.get(skill.skill_md or "")
-    raw = doc.frontmatter if doc is not None else None
-    frontmatter = load_frontmatter(raw)[0] if raw is not None else None
+    frontmatter = doc.frontmatter_value if doc is not None else None  # loaded by the parser
     top = skill_name(frontmatter)
     files = select_files(skill, docs)
     data = build_zip(skill.root, top, files)

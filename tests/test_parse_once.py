@@ -1,0 +1,61 @@
+"""Parse once: the parsed document carries what the rules and ``pack`` read (the front-matter
+loaded, the ``Applies to:`` pins), so nothing opens or parses a page a second time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skillcheck import safeyaml
+from skillcheck.document import parse
+from skillcheck.rules.engineflags import declared_versions
+
+from .conftest import FIXTURES, ROOT
+
+
+def test_the_front_matter_is_loaded_with_the_page() -> None:
+    doc = parse("---\nname: demo\ndescription: Demo.\nname: again\n---\n# Demo\n")
+    assert doc.frontmatter_value == {"name": "again", "description": "Demo."}
+    assert doc.frontmatter_problems == [("SC105", "duplicate key 'name'", 2)]
+    assert doc.frontmatter_lines == {"name": 0, "description": 1}
+    unclosed = parse("---\nname: demo\n")
+    assert unclosed.frontmatter_value is None and unclosed.frontmatter_lines == {}
+
+
+def test_pack_does_not_parse_the_front_matter_again(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from skillcheck.config import Config
+    from skillcheck.pack import pack_skill
+    from skillcheck.runner import load_skills
+
+    skill = FIXTURES / "pass" / "full"
+    loaded = load_skills([skill], Config(cache=False), tmp_path)
+
+    def refuse(raw: str) -> object:
+        raise AssertionError("the front-matter was parsed a second time")
+
+    monkeypatch.setattr(safeyaml, "load_frontmatter", refuse)
+    monkeypatch.setattr("yaml.SafeLoader.get_single_node", refuse)
+    packed = pack_skill(loaded.skills[0], loaded.docs[0], tmp_path / "out")
+    assert packed.top == "full" and packed.path.name == "full-1.0.zip"
+
+
+def _pages() -> list[Path]:
+    return sorted(p for p in ROOT.rglob("*.md") if ".venv" not in p.parts and ".git" not in
+                  p.parts)
+
+
+def test_applies_to_is_what_the_engine_rule_reads() -> None:
+    """doc.applies_to equals engineflags' own reading of a page's first lines, on every page of
+    the repository (and some lines written for it)."""
+    seen = 0
+    for page in _pages():
+        text = page.read_text(encoding="utf-8", errors="replace")
+        doc = parse(text)
+        first = [line + "\n" for line in text.replace("\r\n", "\n").split("\n")[:40]]
+        assert doc.applies_to == declared_versions(first), page
+        seen += bool(doc.applies_to)
+    assert seen > 0
+    doc = parse("# x\n\n**Applies to:** vLLM v0.33.0, SGLang 0.5.23 and llama.cpp b6000; vLLM 1\n")
+    assert doc.applies_to == {"vllm": "0.33.0", "sglang": "0.5.23", "llama.cpp": "b6000"}
