@@ -42,8 +42,8 @@ def test_pack_does_not_parse_the_front_matter_again(tmp_path: Path,
 
 
 def _pages() -> list[Path]:
-    return sorted(p for p in ROOT.rglob("*.md") if ".venv" not in p.parts and ".git" not in
-                  p.parts)
+    return sorted(p for p in ROOT.rglob("*.md") if p.is_file() and ".venv" not in p.parts
+                  and ".git" not in p.parts)
 
 
 def test_applies_to_is_what_the_engine_rule_reads() -> None:
