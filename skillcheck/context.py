@@ -1,4 +1,5 @@
-"""What a rule sees: the configuration, one skill, its parsed files, and path helpers."""
+"""What a rule sees: the configuration, one skill, its parsed files and data files, and path
+helpers."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillcheck.config import Config
+from skillcheck.datatables import SkillData
 from skillcheck.diagnostics import Diagnostic
 from skillcheck.discover import Skill
 from skillcheck.document import ParsedDoc
@@ -27,6 +29,7 @@ class Context:
     cwd: Path
     skill: Skill
     docs: dict[str, ParsedDoc]
+    data: SkillData = field(default_factory=SkillData)  # sources.json and tables, validated
     _listing: dict[str, set[str] | None] = field(default_factory=dict)
     _anchors: dict[str, set[str]] = field(default_factory=dict)
     _resolved: dict[tuple[str, str], str | None] = field(default_factory=dict)

@@ -12,16 +12,18 @@ the parse cache) by the runner.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from skillcheck.jsonpos import JsonDoc, pointer
 
 SOURCES_REL = "data/sources.json"
+T = TypeVar("T")
 
 
 def normalize_url(url: str) -> str:
@@ -95,21 +97,25 @@ class Registry:
     by_url: dict[str, str] = field(default_factory=dict)  # normalised url -> id
     problems: list[DataProblem] = field(default_factory=list)
     loaded: bool = False
+    urls: list[tuple[str, int, int]] = field(default_factory=list)  # every 'url': where it is
 
 
 def read_json(path: Path, schema_doc: dict[str, Any], schema_rel: str,
-              codes: tuple[str, str, str]) -> tuple[JsonDoc | None, list[DataProblem]]:
-    """Read, parse and schema-check one JSON data file; problems never raise.
+              codes: tuple[str, str, str], raw: bytes | None = None
+              ) -> tuple[JsonDoc | None, list[DataProblem]]:
+    """Read (unless ``raw`` holds the bytes already), parse and schema-check one JSON data
+    file; problems never raise.
 
     ``codes`` are the codes for (unreadable or invalid JSON, schema error, repeated key).
     The document is None when it could not be parsed."""
     invalid, schema_code, dup = codes
     problems: list[DataProblem] = []
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        problems.append(DataProblem(invalid, 0, 0, f"cannot read: {exc.strerror or exc}"))
-        return None, problems
+    if raw is None:
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            problems.append(DataProblem(invalid, 0, 0, f"cannot read: {exc.strerror or exc}"))
+            return None, problems
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -138,11 +144,11 @@ def read_json(path: Path, schema_doc: dict[str, Any], schema_rel: str,
     return doc, problems
 
 
-def load_registry(path: Path) -> Registry:
+def load_registry(path: Path, raw: bytes | None = None) -> Registry:
     """Read and validate a sources.json; problems never raise."""
     reg = Registry()
     doc, reg.problems = read_json(path, schema(), "skillcheck/schemas/sources.schema.json",
-                                  ("SC301", "SC302", "SC303"))
+                                  ("SC301", "SC302", "SC303"), raw)
     if doc is None:
         return reg
     data = doc.value
@@ -154,6 +160,8 @@ def load_registry(path: Path) -> Registry:
         if not isinstance(entry, dict):
             continue
         sid, url = entry.get("id"), entry.get("url")
+        if isinstance(url, str):
+            reg.urls.append((url, *doc.where(("sources", i, "url"))))
         line, col = doc.where(("sources", i))
         if not isinstance(sid, str):
             continue
@@ -215,14 +223,14 @@ class DataTable:
     citations: list[Citation] = field(default_factory=list)
 
 
-def load_table(path: Path, stem: str) -> DataTable | None:
+def load_table(path: Path, stem: str, raw: bytes | None = None) -> DataTable | None:
     """Read and validate one table; None when its schema is not packaged. Never raises."""
     schema_doc = data_schema(stem)
     if schema_doc is None:
         return None
     table = DataTable(data_rel(stem))
     doc, table.problems = read_json(path, schema_doc, schema_rel(stem),
-                                    (INVALID, SCHEMA, DUPLICATE))
+                                    (INVALID, SCHEMA, DUPLICATE), raw)
     if doc is None:
         return table
     key = DATA_TABLES.get(stem, stem)
@@ -249,3 +257,69 @@ def load_table(path: Path, stem: str) -> DataTable | None:
                 line, col = doc.where((key, i, "sources", j))
                 table.citations.append(Citation(sid, line, col, f"$.{key}[{i}].sources[{j}]"))
     return table
+
+
+@dataclass
+class SkillData:
+    """A skill's data files, each read and validated once per run (and kept in the parse cache
+    by content): the source registry (None without ``data/sources.json``) and the tables whose
+    schema ships with skillcheck, by stem."""
+
+    registry: Registry | None = None
+    tables: list[DataTable] = field(default_factory=list)
+
+
+class Store(Protocol):
+    def get(self, key: str) -> Any: ...
+    def put(self, key: str, value: Any) -> None: ...
+
+
+@cache
+def _schema_key(stem: str) -> str:
+    """Changes with the packaged schema, so a stored result follows a new skillcheck."""
+    import hashlib
+
+    doc = schema() if stem == "sources" else data_schema(stem)
+    return hashlib.blake2b(json.dumps(doc, sort_keys=True).encode(), digest_size=8).hexdigest()
+
+
+def _stored(store: Store | None, path: Path, stem: str, kind: type[T],
+            load: Callable[[Path, bytes | None], T | None]) -> T | None:
+    """``load`` the file, through ``store`` keyed by its bytes and its schema."""
+    if store is None:
+        return load(path, None)
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return load(path, None)  # reports why it cannot be read
+    import hashlib
+
+    key = f"data-{stem}:{_schema_key(stem)}:{hashlib.blake2b(raw, digest_size=16).hexdigest()}"
+    got = store.get(key)
+    if isinstance(got, kind):
+        return got
+    got = load(path, raw)
+    if got is not None:
+        store.put(key, got)
+    return got
+
+
+def _table_loader(stem: str) -> Callable[[Path, bytes | None], DataTable | None]:
+    def load(path: Path, raw: bytes | None) -> DataTable | None:
+        return load_table(path, stem, raw)
+
+    return load
+
+
+def load_skill_data(root: Path, files: Iterable[str], store: Store | None) -> SkillData:
+    """The data files of the skill at ``root`` (``files``: its files, relative)."""
+    present = set(files)
+    data = SkillData()
+    for stem in sorted(DATA_TABLES):
+        if data_rel(stem) in present:
+            table = _stored(store, root / data_rel(stem), stem, DataTable, _table_loader(stem))
+            if table is not None:
+                data.tables.append(table)
+    if SOURCES_REL in present:
+        data.registry = _stored(store, root / SOURCES_REL, "sources", Registry, load_registry)
+    return data

@@ -7,10 +7,12 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
+from skillcheck import resultmemo
 from skillcheck.config import Config
 from skillcheck.context import Context
+from skillcheck.datatables import SkillData, load_skill_data
 from skillcheck.diagnostics import Diagnostic, Severity
 from skillcheck.discover import (
     Skill,
@@ -88,44 +90,50 @@ def parse_all(items: list[tuple[str, str]], jobs: int) -> dict[str, ParsedDoc]:
 
 
 PARALLEL_SKILLS = 64
-_FORK_STATE: tuple[list[Skill], list[dict[str, ParsedDoc]], Config, Path,
-                  list[tuple[str, Checker]]] | None = None
+_FORK_STATE: tuple[Loaded, Config, Path, list[tuple[str, Checker]]] | None = None
+Taken = tuple[dict[str, Any], set[str]]  # a worker's memo entries and the keys it read
 
 
-def _check_range(bounds: tuple[int, int]) -> list[Diagnostic]:
+def _check_range(bounds: tuple[int, int]) -> tuple[list[Diagnostic], Taken]:
     assert _FORK_STATE is not None
-    skills, docs, config, cwd, checkers = _FORK_STATE
+    loaded, config, cwd, checkers = _FORK_STATE
     out: list[Diagnostic] = []
     for i in range(*bounds):
-        ctx = Context(config=config, cwd=cwd, skill=skills[i], docs=docs[i])
+        skill = loaded.skills[i]
+        ctx = Context(config=config, cwd=cwd, skill=skill, docs=loaded.docs[i],
+                      data=loaded.data[i])
         for family, fn in checkers:
             try:
                 out.extend(fn(ctx))
             except Exception as exc:  # a bug: reported as an error, the other checkers go on
-                skill = skills[i]
                 out.append(diagnostic(
                     skill.display(skill.skill_md or "SKILL.md"), 0, 0, INTERNAL_ERROR,
                     f"internal error: the {family}xx checker {fn.__module__}.{fn.__name__} "
                     f"raised {type(exc).__name__}: {exc}"[:300],
                     "a bug in skillcheck: please report it with the skill that triggers it"))
-    return out
+    return out, resultmemo.taken(resultmemo.for_config(config))
 
 
-def _check_all(skills: list[Skill], docs: list[dict[str, ParsedDoc]], config: Config,
-               cwd: Path) -> list[Diagnostic]:
+def _check_all(loaded: Loaded, config: Config, cwd: Path) -> list[Diagnostic]:
     """Run every checker that may emit a selected code on every skill; with many skills, on
-    one process per core (forked, so the parsed files are shared, not copied)."""
+    one process per core (forked, so the parsed files are shared, not copied; each worker
+    sends back its findings and its memo entries)."""
     global _FORK_STATE
-    _FORK_STATE = (skills, docs, config, cwd, active_checkers(config.select, config.ignore))
+    _FORK_STATE = (loaded, config, cwd, active_checkers(config.select, config.ignore))
+    memo = resultmemo.open_for_run(config, loaded.scope)
     try:
         workers = min(config.jobs or (os.cpu_count() or 1), 8)
-        if workers > 1 and len(skills) >= PARALLEL_SKILLS:
-            parts = fork_map(_check_range, _split(len(skills), workers), workers)
-            if parts is not None:
-                return [d for part in parts for d in part]
-        return _check_range((0, len(skills)))
+        parts = None
+        if workers > 1 and len(loaded.skills) >= PARALLEL_SKILLS:
+            parts = fork_map(_check_range, _split(len(loaded.skills), workers), workers)
+            for _, (fresh, used) in parts or ():
+                resultmemo.merge(memo, fresh, used)
+        if parts is None:
+            parts = [_check_range((0, len(loaded.skills)))]
+        return [d for found, _ in parts for d in found]
     finally:
         _FORK_STATE = None
+        resultmemo.close_run(memo)
 
 
 @dataclass
@@ -136,13 +144,15 @@ class Loaded:
     docs: list[dict[str, ParsedDoc]]  # per skill: relative path -> parsed file
     problems: list[Diagnostic]  # from discovery (no skill, unreadable folder)
     files: int
+    data: list[SkillData]  # per skill: its sources.json and data tables, validated
+    scope: str = "all"  # names the checked tree (its skill roots) for the caches
 
 
 def load_skills(paths: Iterable[Path], config: Config, cwd: Path,
          exclude_base: Path | None = None) -> Loaded:
-    """Find every skill under ``paths`` and parse each of its Markdown files once (through the
-    parse cache). Problems with single files go to ``skill.problems``. Shared by ``check`` and
-    ``probe``."""
+    """Find every skill under ``paths``; parse each of its Markdown files, and read and validate
+    its data files, once (through the parse cache). Problems with single files go to
+    ``skill.problems``. Shared by ``check``, ``pack`` and ``probe``."""
     from skillcheck.parsecache import ParseCache, content_key, default_dir
 
     diagnostics: list[Diagnostic] = []
@@ -163,8 +173,8 @@ def load_skills(paths: Iterable[Path], config: Config, cwd: Path,
         collect_files(s, roots - {s.root}, s.excludes, base)
 
     cache: ParseCache | None = None
+    scope = content_key("\n".join(sorted(s.root.as_posix() for s in skills)).encode())
     if config.cache:
-        scope = content_key("\n".join(sorted(s.root.as_posix() for s in skills)).encode())
         cache = ParseCache(Path(config.cache_dir) if config.cache_dir else default_dir(), scope)
     pending: list[tuple[str, str]] = []
     placement: list[tuple[int, str, str]] = []
@@ -197,9 +207,10 @@ def load_skills(paths: Iterable[Path], config: Config, cwd: Path,
             docs_by_skill[i][rel] = parsed[key]
             if cache is not None:
                 cache.put(key, parsed[key])
+    data = [load_skill_data(s.root, s.files, cache) for s in skills]
     if cache is not None:
         cache.save()
-    return Loaded(skills, docs_by_skill, diagnostics, files)
+    return Loaded(skills, docs_by_skill, diagnostics, files, data, scope)
 
 
 def run(paths: Iterable[Path], config: Config, cwd: Path,
@@ -218,7 +229,7 @@ def check_loaded(loaded: Loaded, config: Config, cwd: Path,
     diagnostics = list(loaded.problems)
     for s in skills:
         diagnostics.extend(s.problems)
-    diagnostics.extend(_check_all(skills, loaded.docs, config, cwd))
+    diagnostics.extend(_check_all(loaded, config, cwd))
     diagnostics = [d for d in diagnostics if d.code == INTERNAL_ERROR or
                    selected(d.code, config.select, config.ignore)]
     diagnostics = sorted(set(diagnostics), key=lambda d: (d.path, d.line, d.column, d.code,
