@@ -13,6 +13,7 @@ from skillcheck.datatables import SkillData
 from skillcheck.diagnostics import Diagnostic
 from skillcheck.discover import Skill
 from skillcheck.document import ParsedDoc
+from skillcheck.linktargets import join
 from skillcheck.registry import diagnostic
 
 MAX_TEXT = 300
@@ -67,18 +68,8 @@ class Context:
         key = (base, target)
         if key in self._resolved:
             return self._resolved[key]
-        out = self._resolve(base, target)
-        self._resolved[key] = out
+        out = self._resolved[key] = join(base, target)
         return out
-
-    @staticmethod
-    def _resolve(base: str, target: str) -> str | None:
-        joined = posixpath.normpath(posixpath.join(base, target))
-        if joined == ".":
-            return ""
-        if joined == ".." or joined.startswith("../") or joined.startswith("/"):
-            return None
-        return joined
 
     def lookup(self, rel: str) -> tuple[bool, str | None]:
         """(exists with exact case, the on-disk spelling when only the case differs)."""

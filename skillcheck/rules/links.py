@@ -7,15 +7,14 @@ import posixpath
 import re
 from collections import deque
 from collections.abc import Iterator
-from urllib.parse import unquote
 
 from skillcheck.context import Context
 from skillcheck.diagnostics import Diagnostic
+from skillcheck.linktargets import is_absolute, is_external, split_target
 from skillcheck.registry import checker, declare
 
 PACK_DIRS = ("references", "assets", "data", "scripts")
 TEXT_FENCES = {"text", "txt", "plain", "plaintext", ""}
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _PACK_PATH = re.compile(
     r"(?<![\w./-])((?:references|assets|data|scripts)/[\w.*/-]*[\w*/])(#[\w-]+)?")
 _MODULE = re.compile(r"-m\s+(scripts(?:\.\w+)+)")
@@ -31,15 +30,6 @@ declare("SC207", "code-span-path", "error", "A pack path in an inline code span 
 declare("SC208", "orphan-file", "error", "A file under references/, assets/, data/ or scripts/ is not reachable from SKILL.md.")
 declare("SC209", "deep-reference", "warning", "A file is reachable only through another file, not from SKILL.md directly.")
 declare("SC210", "undefined-reference", "error", "A reference-style link uses a label with no definition.")
-
-
-def _split(target: str) -> tuple[str, str | None]:
-    path, sharp, frag = target.partition("#")
-    if "?" in path:
-        path = path.split("?", 1)[0]
-    if "%" in target:
-        return unquote(path), (unquote(frag) if sharp else None)
-    return path, (frag if sharp else None)
 
 
 def _anchor_problem(ctx: Context, target_rel: str, frag: str) -> str | None:
@@ -87,9 +77,9 @@ def check_links(ctx: Context) -> Iterator[Diagnostic]:
                                f"add a line '[{lk.label}]: URL' (e.g. in the Sources section)")
         for target, line, col, _kind in targets:
             target = target.strip()
-            if not target or _SCHEME.match(target) or target.startswith("//"):
+            if not target or is_external(target):
                 continue
-            path, frag = _split(target)
+            path, frag = split_target(target)
             if not path:
                 if frag is not None:
                     hint = _anchor_problem(ctx, rel, frag)
@@ -97,7 +87,7 @@ def check_links(ctx: Context) -> Iterator[Diagnostic]:
                         yield ctx.diag(rel, line, col, "SC204",
                                        f"no heading or id '{frag}' in this file", hint)
                 continue
-            if path.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", path):
+            if is_absolute(path):
                 yield ctx.diag(rel, line, col, "SC203",
                                f"absolute path '{path}' does not travel with the skill",
                                "use a path relative to this file")
