@@ -320,6 +320,17 @@ def _scan_inline(doc: ParsedDoc, content: str, start_line0: int, lines: list[str
         _scan_html(doc, masked, start_line0, lines)
 
 
+def _frontmatter_block(lines: list[str]) -> tuple[str | None, str, int]:
+    """(raw YAML, state, line of the closing delimiter) of a page's front-matter block;
+    state is "none", "closed" or "unclosed"."""
+    if not lines or lines[0].rstrip() != "---":
+        return None, "none", 0
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() == "---":
+            return "\n".join(lines[1:i]), "closed", i + 1
+    return None, "unclosed", 0
+
+
 def parse(text: str) -> ParsedDoc:
     """Parse a Markdown file's decoded text (BOM already removed, any line endings)."""
     has_bom = text.startswith("\ufeff")
@@ -327,20 +338,8 @@ def parse(text: str) -> ParsedDoc:
         text = text[1:]
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     lines = text.split("\n")
-    fm: str | None = None
-    state = "none"
-    fm_end = 0
-    body_lines = lines
-    if lines and lines[0].rstrip() == "---":
-        state = "unclosed"
-        for i in range(1, len(lines)):
-            if lines[i].rstrip() == "---":
-                state = "closed"
-                fm_end = i + 1
-                fm = "\n".join(lines[1:i])
-                break
-        if state == "closed":
-            body_lines = [""] * fm_end + lines[fm_end:]
+    fm, state, fm_end = _frontmatter_block(lines)
+    body_lines = [""] * fm_end + lines[fm_end:] if state == "closed" else lines
     doc = ParsedDoc(
         line_count=len(lines) - (1 if text.endswith("\n") else 0),
         has_bom=has_bom,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from skillcheck.context import Context
@@ -111,6 +111,12 @@ def check_frontmatter(ctx: Context) -> Iterator[Diagnostic]:
     yield from _check_name(ctx, rel, value, at("name"))
     yield from _check_description(ctx, rel, value, at("description"))
 
+    yield from _check_other_keys(ctx, rel, value, at)
+
+
+def _check_other_keys(ctx: Context, rel: str, value: dict[Any, Any],
+                      at: Callable[[str], int]) -> Iterator[Diagnostic]:
+    """compatibility, metadata, allowed-tools and license."""
     if "compatibility" in value:
         comp = value["compatibility"]
         if not isinstance(comp, str):

@@ -6,10 +6,11 @@ import fnmatch
 import posixpath
 import re
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from skillcheck.context import Context
 from skillcheck.diagnostics import Diagnostic
+from skillcheck.document import ParsedDoc
 from skillcheck.linktargets import is_absolute, is_external, split_target
 from skillcheck.registry import checker, declare
 
@@ -121,30 +122,35 @@ def check_links(ctx: Context) -> Iterator[Diagnostic]:
                 if hint is not None:
                     yield ctx.diag(rel, line, col, "SC205",
                                    f"no heading or id '{frag}' in {resolved}", hint)
-        # pack paths written in text blocks and inline code, relative to the skill root
-        for fence in doc.fences:
-            if fence.lang in TEXT_FENCES:
-                for i, text_line in enumerate(fence.content.split("\n")):
-                    for m in _PACK_PATH.finditer(text_line):
-                        yield from _check_pack_path(ctx, rel, m.group(1), m.group(2),
-                                                    fence.body_line + i, m.start() + 1,
-                                                    "SC206", reach)
-            else:  # commands in other blocks (python scripts/x.py) still reach files
-                for m in _PACK_PATH.finditer(fence.content):
-                    _mention(ctx, rel, m.group(1), reach)
-                for m in _MODULE.finditer(fence.content):
-                    _mention(ctx, rel, m.group(1).replace(".", "/") + ".py", reach)
-        for span in doc.code_spans:
-            text = span.text.strip()
-            if _SPAN_PATH.match(text):
-                p, _, frag = text.partition("#")
-                yield from _check_pack_path(ctx, rel, p, "#" + frag if frag else None,
-                                            span.line, span.column, "SC207", reach)
-            else:
-                for m in _PACK_PATH.finditer(text):
-                    _mention(ctx, rel, m.group(1), reach)
+        yield from _code_paths(ctx, rel, doc, reach)
 
     yield from _orphans(ctx, edges)
+
+
+def _code_paths(ctx: Context, rel: str, doc: ParsedDoc,
+                reach: Callable[[str, str], None]) -> Iterator[Diagnostic]:
+    """Pack paths written in text blocks and inline code, relative to the skill root."""
+    for fence in doc.fences:
+        if fence.lang in TEXT_FENCES:
+            for i, text_line in enumerate(fence.content.split("\n")):
+                for m in _PACK_PATH.finditer(text_line):
+                    yield from _check_pack_path(ctx, rel, m.group(1), m.group(2),
+                                                fence.body_line + i, m.start() + 1,
+                                                "SC206", reach)
+        else:  # commands in other blocks (python scripts/x.py) still reach files
+            for m in _PACK_PATH.finditer(fence.content):
+                _mention(ctx, rel, m.group(1), reach)
+            for m in _MODULE.finditer(fence.content):
+                _mention(ctx, rel, m.group(1).replace(".", "/") + ".py", reach)
+    for span in doc.code_spans:
+        text = span.text.strip()
+        if _SPAN_PATH.match(text):
+            p, _, frag = text.partition("#")
+            yield from _check_pack_path(ctx, rel, p, "#" + frag if frag else None,
+                                        span.line, span.column, "SC207", reach)
+        else:
+            for m in _PACK_PATH.finditer(text):
+                _mention(ctx, rel, m.group(1), reach)
 
 
 def _suggest(ctx: Context, resolved: str) -> str:

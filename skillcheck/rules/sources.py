@@ -19,6 +19,7 @@ from skillcheck.context import Context
 from skillcheck.datatables import (
     SOURCES_REL,
     UNKNOWN_SOURCE,
+    Registry,
     is_example_url,
     normalize_url,
 )
@@ -123,6 +124,11 @@ def check_sources(ctx: Context) -> Iterator[Diagnostic]:
             yield ctx.diag(rel, line, col, "SC307", f"{url} is not registered in data/sources.json",
                            "add an entry for it (or add the prefix to url-allowlist if it is an "
                            "example address)", url=url)
+    yield from _check_entries(ctx, reg, cited)
+
+
+def _check_entries(ctx: Context, reg: Registry, cited: set[str]) -> Iterator[Diagnostic]:
+    """Every registered source: cited somewhere (SC308), checked recently enough (SC309)."""
     today = ctx.config.today
     max_age = ctx.config.source_max_age_days
     for sid, entry in sorted(reg.entries.items()):
