@@ -90,7 +90,7 @@ class DataProblem:
 
 
 @dataclass
-class Registry:
+class SourceRegistry:
     entries: dict[str, dict[str, Any]] = field(default_factory=dict)
     lines: dict[str, int] = field(default_factory=dict)
     columns: dict[str, int] = field(default_factory=dict)  # where each entry's '{' is
@@ -144,9 +144,9 @@ def read_json(path: Path, schema_doc: dict[str, Any], schema_rel: str,
     return doc, problems
 
 
-def load_registry(path: Path, raw: bytes | None = None) -> Registry:
+def load_registry(path: Path, raw: bytes | None = None) -> SourceRegistry:
     """Read and validate a sources.json; problems never raise."""
-    reg = Registry()
+    reg = SourceRegistry()
     doc, reg.problems = read_json(path, schema(), "skillcheck/schemas/sources.schema.json",
                                   ("SC301", "SC302", "SC303"), raw)
     if doc is None:
@@ -265,7 +265,7 @@ class SkillData:
     by content): the source registry (None without ``data/sources.json``) and the tables whose
     schema ships with skillcheck, by stem."""
 
-    registry: Registry | None = None
+    registry: SourceRegistry | None = None
     tables: list[DataTable] = field(default_factory=list)
 
 
@@ -321,5 +321,6 @@ def load_skill_data(root: Path, files: Iterable[str], store: Store | None) -> Sk
             if table is not None:
                 data.tables.append(table)
     if SOURCES_REL in present:
-        data.registry = _stored(store, root / SOURCES_REL, "sources", Registry, load_registry)
+        data.registry = _stored(store, root / SOURCES_REL, "sources", SourceRegistry,
+                                load_registry)
     return data

@@ -72,7 +72,7 @@ def fork_map(fn: Callable[[T], R], parts: list[T], workers: int) -> list[R] | No
         return list(pool.map(fn, parts))
 
 
-def _split(n_items: int, workers: int) -> list[tuple[int, int]]:
+def _ranges(n_items: int, workers: int) -> list[tuple[int, int]]:
     step = (n_items + workers - 1) // workers
     return [(a, min(a + step, n_items)) for a in range(0, n_items, step)]
 
@@ -81,7 +81,7 @@ def parse_all(items: list[tuple[str, str]], jobs: int) -> dict[str, ParsedDoc]:
     """Parse (key, text) pairs, on several processes when there are many."""
     workers = min(jobs or (os.cpu_count() or 1), 8)
     if workers > 1 and len(items) >= PARALLEL_MIN:
-        chunks = [items[a:b] for a, b in _split(len(items), workers)]
+        chunks = [items[a:b] for a, b in _ranges(len(items), workers)]
         results = fork_map(_parse_many, [[t for _, t in c] for c in chunks], workers)
         if results is not None:
             return {key: doc for chunk, docs in zip(chunks, results, strict=True)
@@ -125,7 +125,7 @@ def _check_all(loaded: Loaded, config: Config, cwd: Path) -> list[Diagnostic]:
         workers = min(config.jobs or (os.cpu_count() or 1), 8)
         parts = None
         if workers > 1 and len(loaded.skills) >= PARALLEL_SKILLS:
-            parts = fork_map(_check_range, _split(len(loaded.skills), workers), workers)
+            parts = fork_map(_check_range, _ranges(len(loaded.skills), workers), workers)
             for _, (fresh, used) in parts or ():
                 resultmemo.merge(memo, fresh, used)
         if parts is None:

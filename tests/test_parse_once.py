@@ -3,13 +3,13 @@ loaded, the ``Applies to:`` pins), so nothing opens or parses a page a second ti
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from skillcheck import safeyaml
 from skillcheck.document import parse
-from skillcheck.rules.engineflags import declared_versions
 
 from .conftest import FIXTURES, ROOT
 
@@ -39,6 +39,26 @@ def test_pack_does_not_parse_the_front_matter_again(tmp_path: Path,
     monkeypatch.setattr("yaml.SafeLoader.get_single_node", refuse)
     packed = pack_skill(loaded.skills[0], loaded.docs[0], tmp_path / "out")
     assert packed.top == "full" and packed.path.name == "full-1.0.zip"
+
+
+_APPLIES = re.compile(r"Applies to:?\**\s*(.+)", re.IGNORECASE)
+_DECL = re.compile(r"(vLLM|SGLang|TensorRT-LLM|TRT-LLM|llama\.cpp)\s+(?:v(?=\d))?(b?\d+(?:\.\d+)*)",
+                   re.IGNORECASE)
+_NAMES = {"vllm": "vllm", "sglang": "sglang", "tensorrt-llm": "tensorrt-llm",
+          "trt-llm": "tensorrt-llm", "llama.cpp": "llama.cpp"}
+
+
+def declared_versions(lines: list[str]) -> dict[str, str]:
+    """The oracle: how the engine rule read a page's first 40 lines (opening the file again)
+    before the parser kept the pins."""
+    out: dict[str, str] = {}
+    for line in lines[:40]:
+        m = _APPLIES.search(line)
+        for d in _DECL.finditer(m.group(1)) if m else ():
+            engine = _NAMES.get(d.group(1).lower())
+            if engine and engine not in out:
+                out[engine] = d.group(2)
+    return out
 
 
 def _pages() -> list[Path]:

@@ -146,7 +146,7 @@ def check_engine_flags(ctx: Context) -> Iterator[Diagnostic]:
             or "engine" in f.attrs)]
         if not relevant:
             continue
-        declared = declared_versions(_first_lines(ctx, rel))
+        declared = dict(doc.applies_to)  # read by the parser (document.applies_to)
         warned: set[tuple[str, str]] = set()
         for fence in relevant:
             if fence.lang in SHELLS:

@@ -19,7 +19,7 @@ from skillcheck.context import Context
 from skillcheck.datatables import (
     SOURCES_REL,
     UNKNOWN_SOURCE,
-    Registry,
+    SourceRegistry,
     is_example_url,
     normalize_url,
 )
@@ -127,7 +127,8 @@ def check_sources(ctx: Context) -> Iterator[Diagnostic]:
     yield from _check_entries(ctx, reg, cited)
 
 
-def _check_entries(ctx: Context, reg: Registry, cited: set[str]) -> Iterator[Diagnostic]:
+def _check_entries(ctx: Context, reg: SourceRegistry,
+                   cited: set[str]) -> Iterator[Diagnostic]:
     """Every registered source: cited somewhere (SC308), checked recently enough (SC309)."""
     today = ctx.config.today
     max_age = ctx.config.source_max_age_days
