@@ -138,7 +138,8 @@ def _check_all(loaded: Loaded, config: Config, cwd: Path) -> list[Diagnostic]:
 
 @dataclass
 class Loaded:
-    """The skills found under the paths, each with its Markdown files parsed."""
+    """The skills found under the paths, each with its Markdown files parsed and its data
+    files validated."""
 
     skills: list[Skill]
     docs: list[dict[str, ParsedDoc]]  # per skill: relative path -> parsed file
@@ -149,7 +150,7 @@ class Loaded:
 
 
 def load_skills(paths: Iterable[Path], config: Config, cwd: Path,
-         exclude_base: Path | None = None) -> Loaded:
+                exclude_base: Path | None = None) -> Loaded:
     """Find every skill under ``paths``; parse each of its Markdown files, and read and validate
     its data files, once (through the parse cache). Problems with single files go to
     ``skill.problems``. Shared by ``check``, ``pack`` and ``probe``."""
