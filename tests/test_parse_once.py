@@ -79,3 +79,35 @@ def test_applies_to_is_what_the_engine_rule_reads() -> None:
     assert seen > 0
     doc = parse("# x\n\n**Applies to:** vLLM v0.33.0, SGLang 0.5.23 and llama.cpp b6000; vLLM 1\n")
     assert doc.applies_to == {"vllm": "0.33.0", "sglang": "0.5.23", "llama.cpp": "b6000"}
+
+
+def test_sources_json_is_read_once_per_skill(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """check reads and validates data/sources.json once (the rules use what was loaded), and
+    probe's URL list comes from that same reading, with the same positions."""
+    from skillcheck import datatables
+    from skillcheck.config import Config
+    from skillcheck.probe.collect import collect
+    from skillcheck.runner import run
+
+    skill = FIXTURES / "pass" / "sources-ok"
+    reads: list[Path] = []
+    real = Path.read_bytes
+
+    def counting(self: Path) -> bytes:
+        if self.name == "sources.json":
+            reads.append(self)
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", counting)
+    registry = datatables.load_registry(skill / "data" / "sources.json")
+    assert registry.urls and len(reads) == 1
+    reads.clear()
+    result = run([skill], Config(cache=False), tmp_path)
+    assert result.errors == 0 and len(reads) == 1
+    reads.clear()
+    found = collect([skill], Config(cache=False), tmp_path)
+    assert len(reads) == 1
+    uses = sorted((u.line, u.column, u.url) for t in found.targets.values() for u in t.uses
+                  if u.path.endswith("data/sources.json"))
+    assert uses == sorted((line, col, url) for url, line, col in registry.urls)
