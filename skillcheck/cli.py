@@ -1,4 +1,4 @@
-"""Command line: parses options into a Config, runs the engine, reports, maps to an exit code.
+"""Command line: parses options into a Config, runs the checks, reports, maps to an exit code.
 
 Exit codes: 0 clean or warnings only, 1 errors (or warnings with --strict), 2 usage or
 configuration error.
@@ -27,12 +27,12 @@ def _fail_usage(message: str) -> None:
     sys.exit(EXIT_USAGE)
 
 
-def load_config(paths: tuple[str, ...], overrides: dict[str, Any]) -> tuple[Any, Path]:
-    from skillcheck.config import ConfigError, load
+def _config_or_exit(paths: tuple[str, ...], overrides: dict[str, Any]) -> tuple[Any, Path]:
+    from skillcheck.config import ConfigError, load_config
 
     start = Path(paths[0]) if paths else Path.cwd()
     try:
-        cfg, pyproject = load(start, overrides)
+        cfg, pyproject = load_config(start, overrides)
     except ConfigError as exc:
         _fail_usage(str(exc))
         raise AssertionError from exc  # unreachable
@@ -62,13 +62,13 @@ def main() -> None:
 def check(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tuple[str, ...],
           strict: bool | None, no_cache: bool, jobs: int | None) -> None:
     """Check every skill under PATH (default: the current folder), offline."""
-    from skillcheck.engine import run
     from skillcheck.reporters import REPORTERS
+    from skillcheck.runner import run
 
     overrides: dict[str, Any] = {"select": _codes(select), "ignore": _codes(ignore),
                                  "strict": strict, "jobs": jobs,
                                  "cache": False if no_cache else None}
-    cfg, base = load_config(paths, overrides)
+    cfg, base = _config_or_exit(paths, overrides)
     targets = [Path(p) for p in paths] or [Path.cwd()]
     result = run(targets, cfg, Path.cwd(), exclude_base=base)
     REPORTERS[fmt](result, sys.stdout, sys.stderr)
@@ -110,7 +110,7 @@ def probe(paths: tuple[str, ...], fmt: str, timeout: float | None, retries: int 
         "per_host": per_host, "allow_private": True if allow_private else None,
         "check_fragments": True if check_fragments else None, "strict": strict,
         "cache": False if no_cache else None}
-    cfg, base = load_config(paths, overrides)
+    cfg, base = _config_or_exit(paths, overrides)
 
     @contextmanager
     def bar(total: int) -> Iterator[Callable[[int], None]]:
@@ -168,15 +168,15 @@ def pack_cmd(path: Path | None, out_dir: Path, strict: bool | None, no_cache: bo
     import os
 
     from skillcheck.discover import display_path
-    from skillcheck.engine import check_loaded, load
     from skillcheck.pack import PackError, pack_skill, pick
     from skillcheck.reporters import text
+    from skillcheck.runner import check_loaded, load_skills
 
     overrides: dict[str, Any] = {"strict": strict, "cache": False if no_cache else None}
-    cfg, base = load_config((str(path),) if path is not None else (), overrides)
+    cfg, base = _config_or_exit((str(path),) if path is not None else (), overrides)
     target = path if path is not None else Path.cwd()
     cwd = Path.cwd()
-    loaded = load([target], cfg, cwd, exclude_base=base)
+    loaded = load_skills([target], cfg, cwd, exclude_base=base)
     result = check_loaded(loaded, cfg, cwd)
     text(result, sys.stderr, sys.stderr)
     if result.errors > 0 or (cfg.strict and result.warnings > 0):

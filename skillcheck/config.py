@@ -171,7 +171,8 @@ def read_table(pyproject: Path) -> dict[str, Any]:
     return table
 
 
-def load(start: Path, overrides: Mapping[str, Any] | None = None) -> tuple[Config, Path | None]:
+def load_config(start: Path, overrides: Mapping[str, Any] | None = None
+                ) -> tuple[Config, Path | None]:
     """Build the configuration for a run rooted at ``start``.
 
     Returns the config and the pyproject.toml it was read from (if any).

@@ -1,4 +1,5 @@
-"""What a rule sees: the configuration, one skill, its parsed files, and path helpers."""
+"""What a rule sees: the configuration, one skill, its parsed files and data files, and path
+helpers."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillcheck.config import Config
-from skillcheck.diagnostics import Diagnostic, Severity
+from skillcheck.datatables import SkillData
+from skillcheck.diagnostics import Diagnostic
 from skillcheck.discover import Skill
-from skillcheck.model import ParsedDoc
-from skillcheck.registry import RULES
+from skillcheck.document import ParsedDoc
+from skillcheck.linktargets import join
+from skillcheck.registry import diagnostic
 
 MAX_TEXT = 300
 
@@ -27,6 +30,7 @@ class Context:
     cwd: Path
     skill: Skill
     docs: dict[str, ParsedDoc]
+    data: SkillData = field(default_factory=SkillData)  # sources.json and tables, validated
     _listing: dict[str, set[str] | None] = field(default_factory=dict)
     _anchors: dict[str, set[str]] = field(default_factory=dict)
     _resolved: dict[tuple[str, str], str | None] = field(default_factory=dict)
@@ -43,9 +47,9 @@ class Context:
         return got
 
     def diag(self, rel: str, line: int, column: int, code: str, message: str, hint: str = "",
-             severity: Severity | None = None, url: str | None = None) -> Diagnostic:
-        sev = severity if severity is not None else RULES[code].severity
-        return Diagnostic(self.skill.display(rel), line, column, code, sev, _clip(message),
+             url: str | None = None) -> Diagnostic:
+        """A finding in file ``rel`` of this skill, at its rule's declared severity."""
+        return diagnostic(self.skill.display(rel), line, column, code, _clip(message),
                           _clip(hint), url)
 
     # -- paths -------------------------------------------------------------------------
@@ -64,18 +68,8 @@ class Context:
         key = (base, target)
         if key in self._resolved:
             return self._resolved[key]
-        out = self._resolve(base, target)
-        self._resolved[key] = out
+        out = self._resolved[key] = join(base, target)
         return out
-
-    @staticmethod
-    def _resolve(base: str, target: str) -> str | None:
-        joined = posixpath.normpath(posixpath.join(base, target))
-        if joined == ".":
-            return ""
-        if joined == ".." or joined.startswith("../") or joined.startswith("/"):
-            return None
-        return joined
 
     def lookup(self, rel: str) -> tuple[bool, str | None]:
         """(exists with exact case, the on-disk spelling when only the case differs)."""
@@ -108,9 +102,6 @@ class Context:
         if case_differs:
             return False, "/".join(fixed)
         return True, None
-
-    def is_dir(self, rel: str) -> bool:
-        return rel == "" or (self.skill.root / rel).is_dir()
 
     def escapes_via_symlink(self, rel: str) -> bool:
         links = self.skill.symlinks

@@ -7,8 +7,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from skillcheck.diagnostics import Diagnostic, Severity
-from skillcheck.registry import declare
+from skillcheck.diagnostics import Diagnostic
+from skillcheck.registry import declare, diagnostic
 
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
              ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist", ".eggs"}
@@ -108,7 +108,7 @@ def find_skills(start: Path, exclude: tuple[str, ...], cwd: Path,
             seen.add(key)
             entries = list(os.scandir(d))
         except OSError as exc:
-            problems.append(Diagnostic(display_path(d, cwd), 0, 0, "SC220", Severity.ERROR,
+            problems.append(diagnostic(display_path(d, cwd), 0, 0, "SC220",
                                        f"cannot list directory: {exc.strerror or exc}",
                                        "check permissions"))
             continue
@@ -118,8 +118,8 @@ def find_skills(start: Path, exclude: tuple[str, ...], cwd: Path,
                 if not e.is_dir():
                     file_names.add(e.name)
                 elif e.name.lower() == "skill.md":
-                    problems.append(Diagnostic(
-                        display_path(Path(e.path), cwd), 0, 0, "SC101", Severity.ERROR,
+                    problems.append(diagnostic(
+                        display_path(Path(e.path), cwd), 0, 0, "SC101",
                         f"{e.name} is a folder, not a file", "SKILL.md must be a Markdown file"))
             except OSError:
                 file_names.add(e.name)
@@ -140,7 +140,7 @@ def find_skills(start: Path, exclude: tuple[str, ...], cwd: Path,
                 continue
             stack.append(Path(e.path))
     if not skills:
-        problems.append(Diagnostic(display_path(start_abs, cwd), 0, 0, "SC101", Severity.ERROR,
+        problems.append(diagnostic(display_path(start_abs, cwd), 0, 0, "SC101",
                                    "no SKILL.md found here or in any folder below",
                                    "a skill is a folder with a SKILL.md file at its top"))
     skills.sort(key=lambda s: s.root.as_posix())
@@ -193,7 +193,7 @@ def _check_symlink(skill: Skill, p: Path) -> bool:
     except (OSError, RuntimeError) as exc:
         msg = "symlink loops" if "loop" in str(exc).lower() or isinstance(exc, RuntimeError) \
             else "symlink is broken"
-        skill.problems.append(Diagnostic(skill.display(rel), 0, 0, "SC224", Severity.ERROR,
+        skill.problems.append(diagnostic(skill.display(rel), 0, 0, "SC224",
                                          f"{msg}: {rel} -> {os.readlink(p)}",
                                          "fix or remove the link"))
         return False
@@ -201,8 +201,8 @@ def _check_symlink(skill: Skill, p: Path) -> bool:
         target.relative_to(skill.root)
     except ValueError:
         code = "SC126" if rel.lower() == "skill.md" else "SC226"
-        skill.problems.append(Diagnostic(
-            skill.display(rel), 0, 0, code, Severity.ERROR,
+        skill.problems.append(diagnostic(
+            skill.display(rel), 0, 0, code,
             f"{rel} is a symlink to {target}, outside the skill",
             "copy the file into the skill: a packed or installed skill does not carry the target"))
         return False
@@ -227,34 +227,34 @@ def read_markdown(path: Path, display: str, max_bytes: int) -> ReadResult:
     try:
         size = path.stat().st_size
     except OSError as exc:
-        return ReadResult(None, None, Diagnostic(display, 0, 0, "SC220", Severity.ERROR,
+        return ReadResult(None, None, diagnostic(display, 0, 0, "SC220",
                                                  f"cannot read file: {exc.strerror or exc}",
                                                  "check permissions"))
     if size > max_bytes:
-        return ReadResult(None, None, Diagnostic(
-            display, 0, 0, "SC223", Severity.ERROR,
+        return ReadResult(None, None, diagnostic(
+            display, 0, 0, "SC223",
             f"file is {size:,} bytes, over the {max_bytes:,}-byte cap",
             "split the file, or raise max-file-bytes in [tool.skillcheck]"))
     try:
         with open(path, "rb") as fh:
             data = fh.read(max_bytes + 1)
     except OSError as exc:
-        return ReadResult(None, None, Diagnostic(display, 0, 0, "SC220", Severity.ERROR,
+        return ReadResult(None, None, diagnostic(display, 0, 0, "SC220",
                                                  f"cannot read file: {exc.strerror or exc}",
                                                  "check permissions"))
     if b"\x00" in data:
         off = data.index(b"\x00")
         line, col = _position(data, off)
-        return ReadResult(None, data, Diagnostic(
-            display, line, col, "SC222", Severity.ERROR,
+        return ReadResult(None, data, diagnostic(
+            display, line, col, "SC222",
             f"binary data (NUL byte at byte offset {off})",
             "Markdown files must be text; move binary files out of the Markdown"))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line, col = _position(data, exc.start)
-        return ReadResult(None, data, Diagnostic(
-            display, line, col, "SC221", Severity.ERROR,
+        return ReadResult(None, data, diagnostic(
+            display, line, col, "SC221",
             f"not valid UTF-8: byte 0x{data[exc.start]:02x} at byte offset {exc.start}",
             "re-save the file as UTF-8"))
     return ReadResult(text, data, None)

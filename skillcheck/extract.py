@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from skillcheck.model import parse
+from skillcheck.document import parse
 
 NAME_ATTRS = ("title", "file")
 

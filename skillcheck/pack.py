@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import posixpath
 import re
 import tempfile
 import unicodedata
@@ -25,10 +24,10 @@ import zipfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import unquote
 
 from skillcheck.discover import Skill
-from skillcheck.model import ParsedDoc
+from skillcheck.document import ParsedDoc
+from skillcheck.linktargets import local_file
 
 PACK_DIRS = ("references", "assets", "data", "scripts")
 LICENSE_NAMES = ("LICENSE", "LICENSE.txt", "LICENSE.md", "LICENCE", "LICENCE.txt",
@@ -38,7 +37,6 @@ NEVER_SUFFIXES = (".pyc", ".pyo")
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 FILE_MODE = 0o100644  # a regular file, rw-r--r--
 COMPRESS_LEVEL = 9
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _VERSION = re.compile(r"^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$")
 LINK_KINDS = ("inline", "image", "reference", "definition", "html")
 
@@ -62,22 +60,6 @@ def _never(rel: str) -> bool:
             or rel.endswith(NEVER_SUFFIXES))
 
 
-def _link_target(from_rel: str, target: str) -> str | None:
-    """The skill-relative file a local link names, or None (external, anchor-only, escaping)."""
-    target = target.strip()
-    if not target or target.startswith(("#", "/", "\\")) or _SCHEME.match(target):
-        return None
-    path = target.split("#", 1)[0].split("?", 1)[0]
-    if "%" in path:
-        path = unquote(path)
-    if not path:
-        return None
-    joined = posixpath.normpath(posixpath.join(posixpath.dirname(from_rel), path))
-    if joined in (".", "..") or joined.startswith("../"):
-        return None
-    return joined
-
-
 def select_files(skill: Skill, docs: Mapping[str, ParsedDoc]) -> list[str]:
     """The files of ``skill`` that belong in its pack, sorted, relative to the skill root."""
     if skill.skill_md is None:
@@ -95,7 +77,7 @@ def select_files(skill: Skill, docs: Mapping[str, ParsedDoc]) -> list[str]:
         for link in docs[rel].links + docs[rel].definitions:
             if link.kind not in LINK_KINDS:
                 continue
-            target = _link_target(rel, link.target)
+            target = local_file(rel, link.target)
             if target is None:
                 continue
             if target not in files or _never(target):
@@ -169,11 +151,8 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 def pack_skill(skill: Skill, docs: Mapping[str, ParsedDoc], out_dir: Path) -> Packed:
     """Write the pack of one skill (already checked) into ``out_dir``."""
-    from skillcheck.rules.frontmatter import load_frontmatter
-
     doc = docs.get(skill.skill_md or "")
-    raw = doc.frontmatter if doc is not None else None
-    frontmatter = load_frontmatter(raw)[0] if raw is not None else None
+    frontmatter = doc.frontmatter_value if doc is not None else None  # loaded by the parser
     top = skill_name(frontmatter)
     files = select_files(skill, docs)
     data = build_zip(skill.root, top, files)

@@ -8,8 +8,8 @@ from typing import TextIO
 
 from skillcheck import __version__
 from skillcheck.diagnostics import Diagnostic, Severity
-from skillcheck.engine import Result
 from skillcheck.registry import RULES
+from skillcheck.runner import Result
 
 
 def summary_line(result: Result) -> str:

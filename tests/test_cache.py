@@ -14,14 +14,14 @@ from typing import Any
 
 import pytest
 
-import skillcheck.engine as engine_mod
-import skillcheck.memo as memo_mod
+import skillcheck.datatables as datatables
+import skillcheck.resultmemo as memo_mod
 import skillcheck.rules.codeblocks as codeblocks_mod
-import skillcheck.rules.sources as sources_rules
-from skillcheck.cache import ParseCache, PickleStore
+import skillcheck.runner as engine_mod
 from skillcheck.config import Config
-from skillcheck.engine import run
-from skillcheck.model import ParsedDoc
+from skillcheck.document import ParsedDoc
+from skillcheck.parsecache import ParseCache, PickleStore
+from skillcheck.runner import run
 
 from .conftest import FIXTURES
 from .test_cli import _strip_time, invoke
@@ -31,7 +31,7 @@ from .test_cli import _strip_time, invoke
 def cache_dir(tmp_path: Path) -> Iterator[Path]:
     d = tmp_path / "cache"
     yield d
-    memo_mod._MEMOS.clear()  # the next test starts like a new process
+    memo_mod._ACTIVE = None  # the next test starts like a new process
 
 
 def _config(cache_dir: Path) -> Config:
@@ -39,10 +39,8 @@ def _config(cache_dir: Path) -> Config:
 
 
 def _new_process() -> None:
-    """What the end of one process and the start of the next do to the memo."""
-    for memo in memo_mod._MEMOS.values():
-        memo.save()
-    memo_mod._MEMOS.clear()
+    """What the start of the next process does to the memo (each run writes its own)."""
+    memo_mod._ACTIVE = None
 
 
 def _counting(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[int]:
@@ -99,7 +97,7 @@ def test_memo_is_read_by_the_next_run(tmp_path: Path, cache_dir: Path,
     for case in ("sources-schema", "code-python"):
         shutil.copytree(FIXTURES / "fail" / case, tmp_path / case)
         trees.append(tmp_path / case)
-    registry = _counting(monkeypatch, sources_rules, "load_registry")
+    registry = _counting(monkeypatch, datatables, "load_registry")
     compiled: list[int] = []
     lang, real = codeblocks_mod.CHECKS["python"]
     monkeypatch.setitem(codeblocks_mod.CHECKS, "python",
@@ -107,7 +105,7 @@ def test_memo_is_read_by_the_next_run(tmp_path: Path, cache_dir: Path,
     cold = run(trees, _config(cache_dir), tmp_path)
     assert registry and compiled
     _new_process()
-    assert len(list(cache_dir.glob("memo-v*-*.pickle"))) == 2  # one per tree
+    assert len(list(cache_dir.glob("memo-v*-*.pickle"))) == 1  # one per checked tree
     registry.clear()
     compiled.clear()
     warm = run(trees, _config(cache_dir), tmp_path)
@@ -175,8 +173,7 @@ def test_a_crashing_checker_is_reported(tmp_path: Path,
         raise RuntimeError("boom")
         yield  # pragma: no cover
 
-    monkeypatch.setattr("skillcheck.registry.CHECKERS", [("SC5", broken), *CHECKERS])
-    monkeypatch.setattr(engine_mod, "CHECKERS", [("SC5", broken), *CHECKERS])
+    monkeypatch.setattr("skillcheck.registry.CHECKERS", [("SC1", broken), *CHECKERS])
     skill = _skill(tmp_path, "minimal")
     code, out, err = invoke("check", "--no-cache", "--format", "json", "--select", "SC1",
                             str(skill))
@@ -195,7 +192,7 @@ def test_environment_cache_location_is_used(tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     invoke("check", str(_skill(tmp_path, "minimal")))
-    memo_mod._MEMOS.clear()
+    memo_mod._ACTIVE = None
     assert list((tmp_path / "xdg").rglob("parse-v*-*.pickle"))
     assert os.environ["XDG_CACHE_HOME"] == str(tmp_path / "xdg")
 

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from skillcheck import clock
 from skillcheck.cli import main
-from skillcheck.config import ALLOWED_KEYS, Config, ConfigError, load
-from skillcheck.engine import run
+from skillcheck.config import ALLOWED_KEYS, Config, ConfigError, load_config
+from skillcheck.runner import run
 
 from .conftest import FIXED_TODAY, FIXTURES
 
@@ -21,19 +21,19 @@ from .conftest import FIXED_TODAY, FIXTURES
 def test_the_configuration_records_the_pinned_day() -> None:
     assert clock.today() == FIXED_TODAY
     assert Config().today == FIXED_TODAY
-    assert load(FIXTURES / "pass" / "minimal", {"cache": False})[0].today == FIXED_TODAY
+    assert load_config(FIXTURES / "pass" / "minimal", {"cache": False})[0].today == FIXED_TODAY
 
 
 def test_today_is_not_a_setting(tmp_path: Path) -> None:
     assert "today" not in ALLOWED_KEYS
     (tmp_path / "pyproject.toml").write_text('[tool.skillcheck]\ntoday = "2020-01-01"\n')
     with pytest.raises(ConfigError, match="unknown key 'today'"):
-        load(tmp_path)
+        load_config(tmp_path)
 
 
 def test_source_age_is_judged_against_the_configured_day() -> None:
     case = FIXTURES / "fail" / "source-stale"
-    cfg, _ = load(case, {"cache": False})
+    cfg, _ = load_config(case, {"cache": False})
 
     def stale_on(day: dt.date) -> list[str]:
         result = run([case], dataclasses.replace(cfg, today=day), case, exclude_base=case)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from skillcheck.config import ALLOWED_KEYS, ConfigError, load
+from skillcheck.config import ALLOWED_KEYS, ConfigError, load_config
 
 from .conftest import FIXTURES
 from .test_cli import invoke
@@ -64,7 +64,7 @@ def _write(tmp_path: Path, key: str, value: str) -> Path:
 @pytest.mark.parametrize("key", sorted(KEYS))
 def test_valid_value_is_read(tmp_path: Path, key: str) -> None:
     text, expected, _ = KEYS[key]
-    cfg, where = load(_write(tmp_path, key, text))
+    cfg, where = load_config(_write(tmp_path, key, text))
     assert where == tmp_path / "pyproject.toml"
     assert getattr(cfg, key.replace("-", "_")) == expected
 
@@ -72,7 +72,7 @@ def test_valid_value_is_read(tmp_path: Path, key: str) -> None:
 @pytest.mark.parametrize(("key", "text"), [(k, bad) for k in sorted(KEYS) for bad in KEYS[k][2]])
 def test_invalid_value_is_a_config_error(tmp_path: Path, key: str, text: str) -> None:
     with pytest.raises(ConfigError) as err:
-        load(_write(tmp_path, key, text))
+        load_config(_write(tmp_path, key, text))
     assert f"'{key}'" in str(err.value)
     assert str(tmp_path / "pyproject.toml") in str(err.value)
 
@@ -99,7 +99,7 @@ def test_cli_reports_a_bad_value_as_a_usage_error(tmp_path: Path, key: str, text
 
 def test_defaults_without_a_table(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
-    cfg, _ = load(tmp_path)
+    cfg, _ = load_config(tmp_path)
     assert (cfg.max_skill_lines, cfg.max_skill_tokens, cfg.toc_threshold_lines,
             cfg.max_file_bytes, cfg.source_max_age_days, cfg.strict, cfg.cache, cfg.jobs) == \
         (500, 5000, 300, 2_000_000, 180, False, True, 0)
@@ -108,15 +108,15 @@ def test_defaults_without_a_table(tmp_path: Path) -> None:
 def test_table_that_is_not_a_table(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool]\nskillcheck = 3\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"\[tool.skillcheck\] must be a table"):
-        load(tmp_path)
+        load_config(tmp_path)
 
 
 def test_command_line_overrides_the_file(tmp_path: Path) -> None:
     _write(tmp_path, "jobs", "3")
-    cfg, _ = load(tmp_path, {"jobs": 1, "strict": None})
+    cfg, _ = load_config(tmp_path, {"jobs": 1, "strict": None})
     assert cfg.jobs == 1 and cfg.strict is False
     with pytest.raises(ConfigError, match="command line: 'jobs'"):
-        load(tmp_path, {"jobs": -1})
+        load_config(tmp_path, {"jobs": -1})
 
 
 def test_nearest_pyproject_wins(tmp_path: Path) -> None:
@@ -124,5 +124,5 @@ def test_nearest_pyproject_wins(tmp_path: Path) -> None:
     inner = tmp_path / "inner"
     (inner / "deeper").mkdir(parents=True)
     _write(inner, "jobs", "5")
-    assert load(inner / "deeper")[0].jobs == 5
-    assert load(tmp_path)[0].jobs == 3
+    assert load_config(inner / "deeper")[0].jobs == 5
+    assert load_config(tmp_path)[0].jobs == 3

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from skillcheck import datafiles
-from skillcheck.config import load
-from skillcheck.datafiles import data_schema, load_table
-from skillcheck.engine import run
+from skillcheck import datatables as datafiles
+from skillcheck.config import load_config
+from skillcheck.datatables import data_schema, load_table
+from skillcheck.runner import run
 
 from .conftest import ROOT
 
@@ -102,7 +102,7 @@ def test_broken_copy_of_the_pack(tmp_path: Path) -> None:
     text = text.replace('"memory_bandwidth_gbps": 3350', '"memory_bandwidth_gbps": "3.35 TB/s"', 1)
     text = text.replace('"nvidia-aiconfigurator-systems"', '"nvidia-aiconfigurator-system"', 1)
     gpus.write_text(text, encoding="utf-8")
-    cfg, _ = load(skill, {"cache": False})
+    cfg, _ = load_config(skill, {"cache": False})
     result = run([skill], cfg, skill, exclude_base=skill)
     found = [(d.code, d.line) for d in result.diagnostics]
     lines = text.splitlines()
@@ -122,7 +122,7 @@ def test_table_without_packaged_schema_is_skipped(tmp_path: Path,
                                     "Table: `data/no-such-table.json`.\n", encoding="utf-8")
     (skill / "data" / "no-such-table.json").write_text("{not json", encoding="utf-8")
     monkeypatch.setitem(datafiles.DATA_TABLES, "no-such-table", "rows")
-    cfg, _ = load(skill, {"cache": False})
+    cfg, _ = load_config(skill, {"cache": False})
     result = run([skill], cfg, skill, exclude_base=skill)
     assert [d.code for d in result.diagnostics] == []
 

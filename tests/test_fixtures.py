@@ -27,8 +27,8 @@ from pathlib import Path
 
 import pytest
 
-from skillcheck.config import load
-from skillcheck.engine import run
+from skillcheck.config import load_config
+from skillcheck.runner import run
 
 from .conftest import FIXTURES, ROOT
 
@@ -91,7 +91,7 @@ def expectations(case: Path) -> list[Expected]:
 
 
 def check(case: Path) -> list[Expected]:
-    cfg, _ = load(case, {"cache": False})
+    cfg, _ = load_config(case, {"cache": False})
     result = run([case], cfg, case, exclude_base=case)
     return sorted(Expected(d.path, d.line, d.column, d.code, d.severity.value, d.message)
                   for d in result.diagnostics)

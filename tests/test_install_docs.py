@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from skillcheck.model import parse
+from skillcheck.document import parse
 
 from .conftest import ROOT
 

@@ -11,8 +11,8 @@ from urllib.parse import quote
 import pytest
 
 from skillcheck.config import Config
-from skillcheck.engine import run
-from skillcheck.model import parse
+from skillcheck.document import parse
+from skillcheck.runner import run
 
 FRONT = "---\nname: demo\ndescription: Demo skill. Use when testing.\n---\n\n# Demo\n\n"
 FILES = ["my file.md", "a#b.md", "what?.md", "café.md", "100%.md", "plain.md"]

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from skillcheck.config import load as load_config
-from skillcheck.engine import Result, run
+from skillcheck.config import load_config
+from skillcheck.runner import Result, run
 
 from .conftest import FIXTURES, ROOT
 from .test_cli import invoke

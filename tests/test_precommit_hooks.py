@@ -22,8 +22,8 @@ if sys.version_info >= (3, 11):
 else:
     import tomli as tomllib
 
-from skillcheck.config import load as load_config
-from skillcheck.engine import run
+from skillcheck.config import load_config
+from skillcheck.runner import run
 
 from .conftest import FIXTURES, ROOT
 
@@ -254,7 +254,7 @@ def test_mypy_hook_checks_the_package_as_ci_does() -> None:
     assert hook["repo"].endswith("/pre-commit/mirrors-mypy")
     # no file names and no extra flags: `mypy` with [tool.mypy] (strict, packages = skillcheck)
     assert hook["args"] == [] and hook["pass_filenames"] is False
-    assert re.search(hook["files"], "skillcheck/engine.py")
+    assert re.search(hook["files"], "skillcheck/runner.py")
     assert re.search(hook["files"], "pyproject.toml")
     # pre-commit's environment holds only these: every runtime dependency must be among them
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from skillcheck.engine import selected
+from skillcheck.registry import selected
 
 from .test_cli import invoke
 
@@ -86,3 +86,38 @@ def test_the_command_line_replaces_the_file(skill: Path) -> None:
 def test_selected(code: str, select: tuple[str, ...], ignore: tuple[str, ...],
                   expected: bool) -> None:
     assert selected(code, select, ignore) is expected
+
+
+FENCED = SKILL + """
+```bash
+echo (
+```
+"""
+
+
+def test_a_checker_whose_codes_are_all_deselected_does_not_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--select SC2 does not run the code-block checker (no `bash -n`), --ignore SC6 neither;
+    a plain run does."""
+    from skillcheck.registry import CHECKERS, load_builtin_rules
+    from skillcheck.rules import codeblocks
+
+    load_builtin_rules()
+    calls: list[str] = []
+    original = codeblocks.check_blocks
+
+    def counting(ctx: object) -> object:
+        calls.append("SC6")
+        return original(ctx)  # type: ignore[arg-type]
+
+    patched = [(f, counting if fn is original else fn) for f, fn in CHECKERS]
+    assert patched != CHECKERS
+    monkeypatch.setattr("skillcheck.registry.CHECKERS", patched)
+    d = tmp_path / "demo"
+    d.mkdir()
+    (d / "SKILL.md").write_text(FENCED, encoding="utf-8")
+    assert _codes(d, "--select", "SC2") == ["SC201", "SC210"]
+    assert _codes(d, "--ignore", "SC6,SC1") == ["SC201", "SC210"]
+    assert calls == []
+    assert "SC605" in _codes(d)
+    assert calls == ["SC6"]

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from skillcheck.model import parse
+from skillcheck.document import parse
 from skillcheck.slugs import Slugger, slug
 
 DATA = Path(__file__).resolve().parent / "data" / "github-slugger-cases.json"

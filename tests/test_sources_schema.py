@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator, FormatChecker
 
-from skillcheck.sources import load_registry, normalize_url, schema
+from skillcheck.datatables import load_registry, normalize_url, schema
 
 from .conftest import ROOT
 

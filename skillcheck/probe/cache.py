@@ -25,7 +25,7 @@ CLOCK_SKEW = 60.0  # seconds an entry may seem to come from the future (clock ad
 
 
 def default_path(cache_dir: str | None) -> Path:
-    from skillcheck.cache import default_dir
+    from skillcheck.parsecache import default_dir
 
     return (Path(cache_dir) if cache_dir else default_dir()) / FILENAME
 
@@ -107,7 +107,7 @@ class ProbeCache:
             newest = sorted(fresh.items(), key=lambda kv: kv[1]["checked"], reverse=True)
             fresh = dict(newest[:MAX_ENTRIES])
         payload = json.dumps({"version": VERSION, "entries": fresh}, indent=0, sort_keys=True)
-        from skillcheck.cache import write_atomic
+        from skillcheck.parsecache import write_atomic
 
         write_atomic(self.path, payload.encode("utf-8"))
         self.dirty = False

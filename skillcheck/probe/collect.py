@@ -10,18 +10,16 @@ port and fragment dropped), so each is requested once however often it is writte
 from __future__ import annotations
 
 import ipaddress
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from skillcheck.config import Config
+from skillcheck.datatables import SOURCES_REL, is_example_url
 from skillcheck.diagnostics import Diagnostic
 from skillcheck.discover import Skill
-from skillcheck.jsonpos import JsonDoc
-from skillcheck.model import ParsedDoc
-from skillcheck.sources import SOURCES_REL, is_example_url
+from skillcheck.document import ParsedDoc
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 _LABEL = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$")
@@ -97,7 +95,7 @@ def _valid_host(host: str) -> bool:
 def request_key(url: str) -> tuple[str, str, str]:
     """(request key, host[:port], fragment) of a URL, or :class:`BadURL`.
 
-    Unlike :func:`skillcheck.sources.normalize_url`, a trailing slash is kept: ``/a`` and
+    Unlike :func:`skillcheck.datatables.normalize_url`, a trailing slash is kept: ``/a`` and
     ``/a/`` may be different resources, and the probe must request what the link names.
     """
     raw = url.strip()
@@ -182,24 +180,6 @@ def doc_urls(doc: ParsedDoc) -> list[tuple[str, int, int]]:
     return sorted(set(out), key=lambda u: (u[1], u[2], u[0]))
 
 
-def sources_urls(path: Path) -> list[tuple[str, int, int]]:
-    """(url, line, column) of every ``url`` in a sources.json; nothing if it does not parse
-    (``skillcheck check`` reports that)."""
-    try:
-        doc = JsonDoc(path.read_bytes().decode("utf-8-sig"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-        return []
-    items = doc.value.get("sources") if isinstance(doc.value, dict) else None
-    if not isinstance(items, list):
-        return []
-    out: list[tuple[str, int, int]] = []
-    for i, entry in enumerate(items):
-        if isinstance(entry, dict) and isinstance(entry.get("url"), str):
-            line, col = doc.where(("sources", i, "url"))
-            out.append((entry["url"], line, col))
-    return out
-
-
 def add_use(targets: dict[str, Target], use: Use) -> None:
     try:
         key, host, fragment = request_key(use.url)
@@ -219,20 +199,18 @@ def collect(
     paths: list[Path], config: Config, cwd: Path, exclude_base: Path | None = None
 ) -> Collected:
     """Find the skills under ``paths`` (as ``check`` does) and every URL they hold."""
-    from skillcheck.engine import load
+    from skillcheck.runner import load_skills
 
-    loaded = load(paths, config, cwd, exclude_base)
+    loaded = load_skills(paths, config, cwd, exclude_base)
     targets: dict[str, Target] = {}
     skipped = 0
-    for skill, docs in zip(loaded.skills, loaded.docs, strict=True):
+    for skill, docs, data in zip(loaded.skills, loaded.docs, loaded.data, strict=True):
         found: list[Use] = []
         for rel, doc in sorted(docs.items()):
             found += [Use(skill.display(rel), ln, col, u) for u, ln, col in doc_urls(doc)]
-        if SOURCES_REL in skill.files:
-            found += [
-                Use(skill.display(SOURCES_REL), ln, col, u)
-                for u, ln, col in sources_urls(skill.root / SOURCES_REL)
-            ]
+        if data.registry is not None:  # sources.json, read once when the skill was loaded
+            found += [Use(skill.display(SOURCES_REL), ln, col, u)
+                      for u, ln, col in data.registry.urls]
         for use in found:
             if is_skipped(use.url, config):
                 skipped += 1

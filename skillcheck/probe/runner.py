@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 from skillcheck.config import Config
 from skillcheck.diagnostics import Diagnostic, Severity
-from skillcheck.engine import Result, selected
 from skillcheck.probe.codes import CLASSES, CODES
 from skillcheck.probe.collect import Collected, Target, Use, collect
 from skillcheck.probe.outcome import Outcome
-from skillcheck.registry import RULES, load_builtin_rules
+from skillcheck.registry import RULES, load_builtin_rules, selected
+from skillcheck.runner import Result
 
 if TYPE_CHECKING:
     import httpx
@@ -311,11 +311,6 @@ def run(
         set(diagnostics), key=lambda d: (d.path, d.line, d.column, d.code, d.message)
     )
     summary = summarize(collected, outcomes, requests, unreachable)
-    result = Result(
-        diagnostics,
-        len(collected.skills),
-        collected.files,
-        time.perf_counter() - started,
-        [s.display_root for s in collected.skills],
-    )
+    result = Result(diagnostics, len(collected.skills), collected.files,
+                    time.perf_counter() - started)
     return ProbeResult(result, summary, outcomes)

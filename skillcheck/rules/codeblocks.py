@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 
 from skillcheck.context import Context
 from skillcheck.diagnostics import Diagnostic
-from skillcheck.model import Fence
+from skillcheck.document import Fence
 from skillcheck.registry import checker, declare
 
 SHELLS = {"bash", "sh", "shell"}
@@ -86,7 +86,7 @@ def _json(fence: Fence) -> tuple[int, int, str] | None:
 
 
 def _yaml(fence: Fence) -> tuple[int, int, str] | None:
-    from skillcheck.rules.frontmatter import load_yaml_stream
+    from skillcheck.safeyaml import load_yaml_stream
 
     for _code, msg, line0, col0 in load_yaml_stream(fence.content)[1]:
         return line0 + 1, col0 + 1, msg
@@ -108,12 +108,11 @@ def _toml(fence: Fence) -> tuple[int, int, str] | None:
     return None
 
 
-def _memoised(
-    ctx: Context, fence: Fence, fn: Callable[[Fence], tuple[int, int, str] | None]
-) -> tuple[int, int, str] | None:
-    from skillcheck import memo as memo_mod
+def _memoised(ctx: Context, fence: Fence,
+              fn: Callable[[Fence], tuple[int, int, str] | None]) -> tuple[int, int, str] | None:
+    from skillcheck import resultmemo as memo_mod
 
-    memo = memo_mod.for_config(ctx.config, memo_mod.scope_of(ctx.skill.root))
+    memo = memo_mod.for_config(ctx.config)
     if memo is None:
         return fn(fence)
     k = memo_mod.key("block-" + fence.lang, fence.content)

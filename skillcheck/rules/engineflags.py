@@ -18,8 +18,8 @@ from skillcheck.registry import checker, declare
 from skillcheck.rules.codeblocks import SHELLS, SKIP_ATTR
 
 if TYPE_CHECKING:
+    from skillcheck.document import Fence
     from skillcheck.engines import Manifest
-    from skillcheck.model import Fence
 
 # A config key's path -> its (0-based line, 0-based column) in the block.
 KeyPositions = dict[tuple[str, ...], tuple[int, int]]
@@ -117,16 +117,6 @@ def _resolve(
     return _manifest(engine, version), diags
 
 
-def _first_lines(ctx: Context, rel: str) -> list[str]:
-    from skillcheck.engines.pins import PIN_LINES
-
-    try:
-        with open(ctx.skill.root / rel, encoding="utf-8", errors="replace") as fh:
-            return [next(fh, "") for _ in range(PIN_LINES)]
-    except OSError:
-        return []
-
-
 @cache
 def _manifests_fingerprint() -> str:
     """Changes whenever a committed manifest changes, so memoised results follow them."""
@@ -159,13 +149,11 @@ def _is_relevant(fence: Fence) -> bool:
 
 @checker("SC61")
 def check_engine_flags(ctx: Context) -> Iterator[Diagnostic]:
-    from skillcheck.engines.pins import declared_versions
-
     for rel, doc in sorted(ctx.docs.items()):
         relevant = [f for f in doc.fences if _is_relevant(f)]
         if not relevant:
             continue
-        declared = declared_versions(_first_lines(ctx, rel))
+        declared = dict(doc.applies_to)  # read by the parser (document.applies_to)
         warned: set[tuple[str, str]] = set()
         for fence in relevant:
             if fence.lang in SHELLS:
@@ -178,11 +166,11 @@ def _check_shell_block(
     ctx: Context, rel: str, fence: Fence, declared: dict[str, str], warned: set[tuple[str, str]]
 ) -> Iterator[Diagnostic]:
     """The engine commands of a shell block, memoised by the block's text and the pins."""
-    from skillcheck import memo as memo_mod
+    from skillcheck import resultmemo as memo_mod
     from skillcheck.engines.invocations import find_invocations
     from skillcheck.engines.options import check_invocation
 
-    memo = memo_mod.for_config(ctx.config, memo_mod.scope_of(ctx.skill.root))
+    memo = memo_mod.for_config(ctx.config)
     mkey = memo_mod.key(
         "engine-shell",
         "\0".join(
@@ -228,9 +216,9 @@ def _check_config_block(
 ) -> Iterator[Diagnostic]:
     """An engine config block (```` ```yaml engine="vllm" ````): its keys, each reported
     where the key is written (the block's opening line when the finding names no key)."""
+    from skillcheck.document import ENGINE_NAMES
     from skillcheck.engines.config_keys import check_config_keys
-    from skillcheck.engines.pins import ENGINE_NAMES
-    from skillcheck.rules.frontmatter import load_yaml_stream
+    from skillcheck.safeyaml import load_yaml_stream
 
     spec = fence.attrs.get("engine", "")
     name, _, version = spec.partition("@")

@@ -6,16 +6,16 @@ import fnmatch
 import posixpath
 import re
 from collections import deque
-from collections.abc import Iterator
-from urllib.parse import unquote
+from collections.abc import Callable, Iterator
 
 from skillcheck.context import Context
 from skillcheck.diagnostics import Diagnostic
+from skillcheck.document import ParsedDoc
+from skillcheck.linktargets import is_absolute, is_external, split_target
 from skillcheck.registry import checker, declare
 
 PACK_DIRS = ("references", "assets", "data", "scripts")
 TEXT_FENCES = {"text", "txt", "plain", "plaintext", ""}
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _PACK_PATH = re.compile(
     r"(?<![\w./-])((?:references|assets|data|scripts)/[\w.*/-]*[\w*/])(#[\w-]+)?")
 _MODULE = re.compile(r"-m\s+(scripts(?:\.\w+)+)")
@@ -31,15 +31,6 @@ declare("SC207", "code-span-path", "error", "A pack path in an inline code span 
 declare("SC208", "orphan-file", "error", "A file under references/, assets/, data/ or scripts/ is not reachable from SKILL.md.")
 declare("SC209", "deep-reference", "warning", "A file is reachable only through another file, not from SKILL.md directly.")
 declare("SC210", "undefined-reference", "error", "A reference-style link uses a label with no definition.")
-
-
-def _split(target: str) -> tuple[str, str | None]:
-    path, sharp, frag = target.partition("#")
-    if "?" in path:
-        path = path.split("?", 1)[0]
-    if "%" in target:
-        return unquote(path), (unquote(frag) if sharp else None)
-    return path, (frag if sharp else None)
 
 
 def _anchor_problem(ctx: Context, target_rel: str, frag: str) -> str | None:
@@ -87,9 +78,9 @@ def check_links(ctx: Context) -> Iterator[Diagnostic]:
                                f"add a line '[{lk.label}]: URL' (e.g. in the Sources section)")
         for target, line, col, _kind in targets:
             target = target.strip()
-            if not target or _SCHEME.match(target) or target.startswith("//"):
+            if not target or is_external(target):
                 continue
-            path, frag = _split(target)
+            path, frag = split_target(target)
             if not path:
                 if frag is not None:
                     hint = _anchor_problem(ctx, rel, frag)
@@ -97,7 +88,7 @@ def check_links(ctx: Context) -> Iterator[Diagnostic]:
                         yield ctx.diag(rel, line, col, "SC204",
                                        f"no heading or id '{frag}' in this file", hint)
                 continue
-            if path.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", path):
+            if is_absolute(path):
                 yield ctx.diag(rel, line, col, "SC203",
                                f"absolute path '{path}' does not travel with the skill",
                                "use a path relative to this file")
@@ -131,30 +122,35 @@ def check_links(ctx: Context) -> Iterator[Diagnostic]:
                 if hint is not None:
                     yield ctx.diag(rel, line, col, "SC205",
                                    f"no heading or id '{frag}' in {resolved}", hint)
-        # pack paths written in text blocks and inline code, relative to the skill root
-        for fence in doc.fences:
-            if fence.lang in TEXT_FENCES:
-                for i, text_line in enumerate(fence.content.split("\n")):
-                    for m in _PACK_PATH.finditer(text_line):
-                        yield from _check_pack_path(ctx, rel, m.group(1), m.group(2),
-                                                    fence.body_line + i, m.start() + 1,
-                                                    "SC206", reach)
-            else:  # commands in other blocks (python scripts/x.py) still reach files
-                for m in _PACK_PATH.finditer(fence.content):
-                    _mention(ctx, rel, m.group(1), reach)
-                for m in _MODULE.finditer(fence.content):
-                    _mention(ctx, rel, m.group(1).replace(".", "/") + ".py", reach)
-        for span in doc.code_spans:
-            text = span.text.strip()
-            if _SPAN_PATH.match(text):
-                p, _, frag = text.partition("#")
-                yield from _check_pack_path(ctx, rel, p, "#" + frag if frag else None,
-                                            span.line, span.column, "SC207", reach)
-            else:
-                for m in _PACK_PATH.finditer(text):
-                    _mention(ctx, rel, m.group(1), reach)
+        yield from _code_paths(ctx, rel, doc, reach)
 
     yield from _orphans(ctx, edges)
+
+
+def _code_paths(ctx: Context, rel: str, doc: ParsedDoc,
+                reach: Callable[[str, str], None]) -> Iterator[Diagnostic]:
+    """Pack paths written in text blocks and inline code, relative to the skill root."""
+    for fence in doc.fences:
+        if fence.lang in TEXT_FENCES:
+            for i, text_line in enumerate(fence.content.split("\n")):
+                for m in _PACK_PATH.finditer(text_line):
+                    yield from _check_pack_path(ctx, rel, m.group(1), m.group(2),
+                                                fence.body_line + i, m.start() + 1,
+                                                "SC206", reach)
+        else:  # commands in other blocks (python scripts/x.py) still reach files
+            for m in _PACK_PATH.finditer(fence.content):
+                _mention(ctx, rel, m.group(1), reach)
+            for m in _MODULE.finditer(fence.content):
+                _mention(ctx, rel, m.group(1).replace(".", "/") + ".py", reach)
+    for span in doc.code_spans:
+        text = span.text.strip()
+        if _SPAN_PATH.match(text):
+            p, _, frag = text.partition("#")
+            yield from _check_pack_path(ctx, rel, p, "#" + frag if frag else None,
+                                        span.line, span.column, "SC207", reach)
+        else:
+            for m in _PACK_PATH.finditer(text):
+                _mention(ctx, rel, m.group(1), reach)
 
 
 def _suggest(ctx: Context, resolved: str) -> str:

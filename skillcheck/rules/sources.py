@@ -16,22 +16,15 @@ import datetime as dt
 from collections.abc import Iterator
 
 from skillcheck.context import Context
-from skillcheck.datafiles import (
-    DATA_TABLES,
+from skillcheck.datatables import (
+    SOURCES_REL,
     UNKNOWN_SOURCE,
-    DataTable,
-    data_rel,
-    load_table,
+    SourceRegistry,
+    is_example_url,
+    normalize_url,
 )
 from skillcheck.diagnostics import Diagnostic
 from skillcheck.registry import checker, declare
-from skillcheck.sources import (
-    SOURCES_REL,
-    Registry,
-    is_example_url,
-    load_registry,
-    normalize_url,
-)
 
 PACK_DIRS = ("references/", "assets/", "data/", "scripts/")
 
@@ -63,62 +56,16 @@ def _external(url: str) -> bool:
     return url.startswith(("http://", "https://"))
 
 
-def _registry(ctx: Context) -> Registry:
-    """load_registry, memoised by the file's content (schema validation is the slow part)."""
-    from skillcheck import memo as memo_mod
-
-    path = ctx.skill.root / SOURCES_REL
-    memo = memo_mod.for_config(ctx.config, memo_mod.scope_of(ctx.skill.root))
-    if memo is None:
-        return load_registry(path)
-    try:
-        k = memo_mod.key("sources", path.read_bytes())
-    except OSError:
-        return load_registry(path)
-    reg = memo.get(k)
-    if not isinstance(reg, Registry):
-        reg = load_registry(path)
-        memo.put(k, reg)
-    return reg
-
-
-def _table(ctx: Context, stem: str) -> DataTable | None:
-    """load_table, memoised by the file's content like the registry."""
-    from skillcheck import memo as memo_mod
-
-    path = ctx.skill.root / data_rel(stem)
-    memo = memo_mod.for_config(ctx.config, memo_mod.scope_of(ctx.skill.root))
-    if memo is None:
-        return load_table(path, stem)
-    try:
-        k = memo_mod.key(f"table-{stem}", path.read_bytes())
-    except OSError:
-        return load_table(path, stem)
-    table = memo.get(k)
-    if not isinstance(table, DataTable):
-        table = load_table(path, stem)
-        if table is None:
-            return None
-        memo.put(k, table)
-    return table
-
-
 @checker("SC3")
 def check_sources(ctx: Context) -> Iterator[Diagnostic]:
     skill = ctx.skill
-    tables: list[DataTable] = []
-    for stem in sorted(DATA_TABLES):
-        if data_rel(stem) not in skill.files:
-            continue
-        table = _table(ctx, stem)
-        if table is None:
-            continue  # no schema shipped for this table
-        tables.append(table)
+    tables = ctx.data.tables  # read and validated once, when the skill was loaded
+    for table in tables:
         for p in table.problems:
             yield ctx.diag(table.rel, p.line, p.column, p.code, p.message, p.hint)
-    if SOURCES_REL not in skill.files:
+    reg = ctx.data.registry
+    if reg is None:  # no data/sources.json
         return
-    reg = _registry(ctx)
     for p in reg.problems:
         yield ctx.diag(SOURCES_REL, p.line, p.column, p.code, p.message, p.hint)
     if not reg.loaded:
@@ -177,6 +124,12 @@ def check_sources(ctx: Context) -> Iterator[Diagnostic]:
             yield ctx.diag(rel, line, col, "SC307", f"{url} is not registered in data/sources.json",
                            "add an entry for it (or add the prefix to url-allowlist if it is an "
                            "example address)", url=url)
+    yield from _check_entries(ctx, reg, cited)
+
+
+def _check_entries(ctx: Context, reg: SourceRegistry,
+                   cited: set[str]) -> Iterator[Diagnostic]:
+    """Every registered source: cited somewhere (SC308), checked recently enough (SC309)."""
     today = ctx.config.today
     max_age = ctx.config.source_max_age_days
     for sid, entry in sorted(reg.entries.items()):

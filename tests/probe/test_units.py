@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from skillcheck.config import Config
-from skillcheck.model import parse
+from skillcheck.document import parse
 from skillcheck.probe.cache import ProbeCache
 from skillcheck.probe.client import (
     Prober,

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
+from skillcheck import resultmemo
 from skillcheck.config import Config
 from skillcheck.context import Context
+from skillcheck.datatables import SkillData, load_skill_data
 from skillcheck.diagnostics import Diagnostic, Severity
 from skillcheck.discover import (
     Skill,
@@ -19,8 +21,15 @@ from skillcheck.discover import (
     find_skills,
     read_markdown,
 )
-from skillcheck.model import ParsedDoc, parse
-from skillcheck.registry import CHECKERS, INTERNAL_ERROR, load_builtin_rules
+from skillcheck.document import ParsedDoc, parse
+from skillcheck.registry import (
+    INTERNAL_ERROR,
+    Checker,
+    active_checkers,
+    diagnostic,
+    load_builtin_rules,
+    selected,
+)
 
 PARALLEL_MIN = 400
 
@@ -31,7 +40,6 @@ class Result:
     skills: int
     files: int
     elapsed: float
-    skill_roots: list[str] = field(default_factory=list)
 
     @property
     def errors(self) -> int:
@@ -40,12 +48,6 @@ class Result:
     @property
     def warnings(self) -> int:
         return sum(1 for d in self.diagnostics if d.severity is Severity.WARNING)
-
-
-def selected(code: str, select: Sequence[str], ignore: Sequence[str]) -> bool:
-    if select and not any(code.startswith(s) for s in select):
-        return False
-    return not any(code.startswith(s) for s in ignore)
 
 
 def _parse_many(texts: list[str]) -> list[ParsedDoc]:
@@ -70,7 +72,7 @@ def fork_map(fn: Callable[[T], R], parts: list[T], workers: int) -> list[R] | No
         return list(pool.map(fn, parts))
 
 
-def _split(n_items: int, workers: int) -> list[tuple[int, int]]:
+def _ranges(n_items: int, workers: int) -> list[tuple[int, int]]:
     step = (n_items + workers - 1) // workers
     return [(a, min(a + step, n_items)) for a in range(0, n_items, step)]
 
@@ -79,7 +81,7 @@ def parse_all(items: list[tuple[str, str]], jobs: int) -> dict[str, ParsedDoc]:
     """Parse (key, text) pairs, on several processes when there are many."""
     workers = min(jobs or (os.cpu_count() or 1), 8)
     if workers > 1 and len(items) >= PARALLEL_MIN:
-        chunks = [items[a:b] for a, b in _split(len(items), workers)]
+        chunks = [items[a:b] for a, b in _ranges(len(items), workers)]
         results = fork_map(_parse_many, [[t for _, t in c] for c in chunks], workers)
         if results is not None:
             return {key: doc for chunk, docs in zip(chunks, results, strict=True)
@@ -88,62 +90,71 @@ def parse_all(items: list[tuple[str, str]], jobs: int) -> dict[str, ParsedDoc]:
 
 
 PARALLEL_SKILLS = 64
-_FORK_STATE: tuple[list[Skill], list[dict[str, ParsedDoc]], Config, Path] | None = None
+_FORK_STATE: tuple[Loaded, Config, Path, list[tuple[str, Checker]]] | None = None
+Taken = tuple[dict[str, Any], set[str]]  # a worker's memo entries and the keys it read
 
 
-def _check_range(bounds: tuple[int, int]) -> list[Diagnostic]:
+def _check_range(bounds: tuple[int, int]) -> tuple[list[Diagnostic], Taken]:
     assert _FORK_STATE is not None
-    skills, docs, config, cwd = _FORK_STATE
+    loaded, config, cwd, checkers = _FORK_STATE
     out: list[Diagnostic] = []
     for i in range(*bounds):
-        ctx = Context(config=config, cwd=cwd, skill=skills[i], docs=docs[i])
-        for family, fn in CHECKERS:
+        skill = loaded.skills[i]
+        ctx = Context(config=config, cwd=cwd, skill=skill, docs=loaded.docs[i],
+                      data=loaded.data[i])
+        for family, fn in checkers:
             try:
                 out.extend(fn(ctx))
             except Exception as exc:  # a bug: reported as an error, the other checkers go on
-                skill = skills[i]
-                out.append(Diagnostic(
+                out.append(diagnostic(
                     skill.display(skill.skill_md or "SKILL.md"), 0, 0, INTERNAL_ERROR,
-                    Severity.ERROR,
                     f"internal error: the {family}xx checker {fn.__module__}.{fn.__name__} "
                     f"raised {type(exc).__name__}: {exc}"[:300],
                     "a bug in skillcheck: please report it with the skill that triggers it"))
-    return out
+    return out, resultmemo.taken(resultmemo.for_config(config))
 
 
-def _check_all(skills: list[Skill], docs: list[dict[str, ParsedDoc]], config: Config,
-               cwd: Path) -> list[Diagnostic]:
-    """Run every checker on every skill; with many skills, on one process per core (forked,
-    so the parsed files are shared, not copied)."""
+def _check_all(loaded: Loaded, config: Config, cwd: Path) -> list[Diagnostic]:
+    """Run every checker that may emit a selected code on every skill; with many skills, on
+    one process per core (forked, so the parsed files are shared, not copied; each worker
+    sends back its findings and its memo entries)."""
     global _FORK_STATE
-    _FORK_STATE = (skills, docs, config, cwd)
+    _FORK_STATE = (loaded, config, cwd, active_checkers(config.select, config.ignore))
+    memo = resultmemo.open_for_run(config, loaded.scope)
     try:
         workers = min(config.jobs or (os.cpu_count() or 1), 8)
-        if workers > 1 and len(skills) >= PARALLEL_SKILLS:
-            parts = fork_map(_check_range, _split(len(skills), workers), workers)
-            if parts is not None:
-                return [d for part in parts for d in part]
-        return _check_range((0, len(skills)))
+        parts = None
+        if workers > 1 and len(loaded.skills) >= PARALLEL_SKILLS:
+            parts = fork_map(_check_range, _ranges(len(loaded.skills), workers), workers)
+            for _, (fresh, used) in parts or ():
+                resultmemo.merge(memo, fresh, used)
+        if parts is None:
+            parts = [_check_range((0, len(loaded.skills)))]
+        return [d for found, _ in parts for d in found]
     finally:
         _FORK_STATE = None
+        resultmemo.close_run(memo)
 
 
 @dataclass
 class Loaded:
-    """The skills found under the paths, each with its Markdown files parsed."""
+    """The skills found under the paths, each with its Markdown files parsed and its data
+    files validated."""
 
     skills: list[Skill]
     docs: list[dict[str, ParsedDoc]]  # per skill: relative path -> parsed file
     problems: list[Diagnostic]  # from discovery (no skill, unreadable folder)
     files: int
+    data: list[SkillData]  # per skill: its sources.json and data tables, validated
+    scope: str = "all"  # names the checked tree (its skill roots) for the caches
 
 
-def load(paths: Iterable[Path], config: Config, cwd: Path,
-         exclude_base: Path | None = None) -> Loaded:
-    """Find every skill under ``paths`` and parse each of its Markdown files once (through the
-    parse cache). Problems with single files go to ``skill.problems``. Shared by ``check`` and
-    ``probe``."""
-    from skillcheck.cache import ParseCache, content_key, default_dir
+def load_skills(paths: Iterable[Path], config: Config, cwd: Path,
+                exclude_base: Path | None = None) -> Loaded:
+    """Find every skill under ``paths``; parse each of its Markdown files, and read and validate
+    its data files, once (through the parse cache). Problems with single files go to
+    ``skill.problems``. Shared by ``check``, ``pack`` and ``probe``."""
+    from skillcheck.parsecache import ParseCache, content_key, default_dir
 
     diagnostics: list[Diagnostic] = []
     skills: list[Skill] = []
@@ -163,8 +174,8 @@ def load(paths: Iterable[Path], config: Config, cwd: Path,
         collect_files(s, roots - {s.root}, s.excludes, base)
 
     cache: ParseCache | None = None
+    scope = content_key("\n".join(sorted(s.root.as_posix() for s in skills)).encode())
     if config.cache:
-        scope = content_key("\n".join(sorted(s.root.as_posix() for s in skills)).encode())
         cache = ParseCache(Path(config.cache_dir) if config.cache_dir else default_dir(), scope)
     pending: list[tuple[str, str]] = []
     placement: list[tuple[int, str, str]] = []
@@ -179,8 +190,8 @@ def load(paths: Iterable[Path], config: Config, cwd: Path,
                 continue
             assert rr.text is not None and rr.data is not None
             if not rr.text.strip():
-                s.problems.append(Diagnostic(s.display(rel), 0, 0, "SC225", Severity.WARNING,
-                                             "file is empty", "write the page or delete it"))
+                s.problems.append(diagnostic(s.display(rel), 0, 0, "SC225", "file is empty",
+                                             "write the page or delete it"))
             key = content_key(rr.data)
             doc = cache.get(key) if cache is not None else None
             if not isinstance(doc, ParsedDoc):  # a cache written by something else
@@ -197,20 +208,21 @@ def load(paths: Iterable[Path], config: Config, cwd: Path,
             docs_by_skill[i][rel] = parsed[key]
             if cache is not None:
                 cache.put(key, parsed[key])
+    data = [load_skill_data(s.root, s.files, cache) for s in skills]
     if cache is not None:
         cache.save()
-    return Loaded(skills, docs_by_skill, diagnostics, files)
+    return Loaded(skills, docs_by_skill, diagnostics, files, data, scope)
 
 
 def run(paths: Iterable[Path], config: Config, cwd: Path,
         exclude_base: Path | None = None) -> Result:
     started = time.perf_counter()
-    return check_loaded(load(paths, config, cwd, exclude_base), config, cwd, started)
+    return check_loaded(load_skills(paths, config, cwd, exclude_base), config, cwd, started)
 
 
 def check_loaded(loaded: Loaded, config: Config, cwd: Path,
                  started: float | None = None) -> Result:
-    """Run every offline rule on skills already loaded (``run`` is ``load`` then this)."""
+    """Run every offline rule on skills already loaded (``run`` is ``load_skills`` then this)."""
     if started is None:
         started = time.perf_counter()
     load_builtin_rules()
@@ -218,10 +230,9 @@ def check_loaded(loaded: Loaded, config: Config, cwd: Path,
     diagnostics = list(loaded.problems)
     for s in skills:
         diagnostics.extend(s.problems)
-    diagnostics.extend(_check_all(skills, loaded.docs, config, cwd))
+    diagnostics.extend(_check_all(loaded, config, cwd))
     diagnostics = [d for d in diagnostics if d.code == INTERNAL_ERROR or
                    selected(d.code, config.select, config.ignore)]
     diagnostics = sorted(set(diagnostics), key=lambda d: (d.path, d.line, d.column, d.code,
                                                           d.message))
-    return Result(diagnostics, len(skills), files, time.perf_counter() - started,
-                  [s.display_root for s in skills])
+    return Result(diagnostics, len(skills), files, time.perf_counter() - started)

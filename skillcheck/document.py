@@ -1,6 +1,9 @@
 """Parsing: each Markdown file is read once into a :class:`ParsedDoc` shared by every rule.
 
-A ParsedDoc depends only on the file's text, so it can be cached by content hash.
+The parsed document holds what the rules and ``pack`` read: links, headings, code, URLs, the
+front-matter (raw, loaded, with its problems and key lines) and the engine versions the page
+declares on its ``Applies to:`` line. A ParsedDoc depends only on the file's text, so it can be
+cached by content hash.
 """
 
 from __future__ import annotations
@@ -9,7 +12,6 @@ import bisect
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillcheck.slugs import Slugger
@@ -17,7 +19,7 @@ from skillcheck.slugs import Slugger
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
-PARSER_VERSION = "4"
+PARSER_VERSION = "5"
 
 
 @dataclass
@@ -68,6 +70,12 @@ class ParsedDoc:
     frontmatter: str | None  # raw YAML between the delimiters
     frontmatter_state: str  # "none", "closed", "unclosed"
     frontmatter_end: int  # line of the closing delimiter (0 when none)
+    # the front-matter loaded (closed blocks only): value, problems (code, message, 0-based
+    # line in the YAML) and the 0-based line of each top-level key
+    frontmatter_value: Any = None
+    frontmatter_problems: list[tuple[str, str, int]] = field(default_factory=list)
+    frontmatter_lines: dict[str, int] = field(default_factory=dict)
+    applies_to: dict[str, str] = field(default_factory=dict)  # engine id -> declared version
     body_chars: int = 0
     body_words: int = 0
     links: list[Link] = field(default_factory=list)
@@ -107,6 +115,30 @@ _HTML_COMMENT = re.compile(r"<!--([\s\S]*?)-->")
 _URL = re.compile(r"https?://[^\s<>()\[\]\"'`|\\]+")
 _DEF_DEST = re.compile(r"\]:[ \t]*")  # a link definition's destination follows
 _ATTR = re.compile(r"([A-Za-z_][\w-]*)\s*=\s*(\"[^\"]*\"|'[^']*'|\S+)")
+
+ENGINE_NAMES = {  # how pages name engines -> manifest engine ids
+    "vllm": "vllm", "sglang": "sglang", "tensorrt-llm": "tensorrt-llm", "trt-llm": "tensorrt-llm",
+    "trtllm": "tensorrt-llm", "llama.cpp": "llama.cpp", "llamacpp": "llama.cpp",
+}
+APPLIES_LINES = 40  # the "Applies to:" line is looked for in a page's first lines
+_APPLIES = re.compile(r"Applies to:?\**\s*(.+)", re.IGNORECASE)
+_DECL = re.compile(
+    r"(vLLM|SGLang|TensorRT-LLM|TRT-LLM|llama\.cpp)\s+(?:v(?=\d))?(b?\d+(?:\.\d+)*)", re.IGNORECASE)
+
+
+def applies_to(lines: list[str]) -> dict[str, str]:
+    """The engine versions a page declares (``Applies to: vLLM 0.33.0, SGLang 0.5.23``):
+    engine id -> version as written, the first mention of each engine winning."""
+    out: dict[str, str] = {}
+    for line in lines[:APPLIES_LINES]:
+        m = _APPLIES.search(line)
+        if not m:
+            continue
+        for d in _DECL.finditer(m.group(1)):
+            engine = ENGINE_NAMES.get(d.group(1).lower())
+            if engine and engine not in out:
+                out[engine] = d.group(2)
+    return out
 
 
 def normalize_label(label: str) -> str:
@@ -288,6 +320,17 @@ def _scan_inline(doc: ParsedDoc, content: str, start_line0: int, lines: list[str
         _scan_html(doc, masked, start_line0, lines)
 
 
+def _frontmatter_block(lines: list[str]) -> tuple[str | None, str, int]:
+    """(raw YAML, state, line of the closing delimiter) of a page's front-matter block;
+    state is "none", "closed" or "unclosed"."""
+    if not lines or lines[0].rstrip() != "---":
+        return None, "none", 0
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() == "---":
+            return "\n".join(lines[1:i]), "closed", i + 1
+    return None, "unclosed", 0
+
+
 def parse(text: str) -> ParsedDoc:
     """Parse a Markdown file's decoded text (BOM already removed, any line endings)."""
     has_bom = text.startswith("\ufeff")
@@ -295,27 +338,21 @@ def parse(text: str) -> ParsedDoc:
         text = text[1:]
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     lines = text.split("\n")
-    fm: str | None = None
-    state = "none"
-    fm_end = 0
-    body_lines = lines
-    if lines and lines[0].rstrip() == "---":
-        state = "unclosed"
-        for i in range(1, len(lines)):
-            if lines[i].rstrip() == "---":
-                state = "closed"
-                fm_end = i + 1
-                fm = "\n".join(lines[1:i])
-                break
-        if state == "closed":
-            body_lines = [""] * fm_end + lines[fm_end:]
+    fm, state, fm_end = _frontmatter_block(lines)
+    body_lines = [""] * fm_end + lines[fm_end:] if state == "closed" else lines
     doc = ParsedDoc(
         line_count=len(lines) - (1 if text.endswith("\n") else 0),
         has_bom=has_bom,
         frontmatter=fm,
         frontmatter_state=state,
         frontmatter_end=fm_end,
+        applies_to=applies_to(lines),
     )
+    if fm is not None:
+        from skillcheck.safeyaml import key_lines, load_frontmatter
+
+        doc.frontmatter_value, node, doc.frontmatter_problems = load_frontmatter(fm)
+        doc.frontmatter_lines = key_lines(node)
     if state == "unclosed":
         return doc
     body = "\n".join(lines[fm_end:])
@@ -369,6 +406,3 @@ def parse(text: str) -> ParsedDoc:
         i += 1
     return doc
 
-
-def rel_posix(path: Path, root: Path) -> str:
-    return path.relative_to(root).as_posix()

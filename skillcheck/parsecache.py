@@ -1,5 +1,6 @@
-"""On-disk caches under the platform cache directory: parsed Markdown keyed by file content,
-and the atomic writer every cache file goes through."""
+"""On-disk caches under the platform cache directory: the parse cache (parsed Markdown and
+validated data files, keyed by file content), the pickled store it and the result memo are
+built on, and the atomic writer every cache file goes through."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from skillcheck.model import PARSER_VERSION
+from skillcheck.document import PARSER_VERSION
 
 
 def default_dir() -> Path:
@@ -93,8 +94,25 @@ class PickleStore:
         self.dirty = False
 
 
+def remove_other_versions(path: Path, kind: str, version: str) -> None:
+    """Delete the ``kind`` stores an older (or newer) skillcheck wrote beside ``path``: no run
+    of this version reads them."""
+    try:
+        for other in path.parent.glob(f"{kind}-v*-*.pickle"):
+            if not other.name.startswith(f"{kind}-v{version}-"):
+                with contextlib.suppress(OSError):
+                    other.unlink()
+    except OSError:
+        pass
+
+
 class ParseCache(PickleStore):
-    """Parsed documents, one file per set of skill roots, so a run loads only its own tree."""
+    """Parsed documents and data files, one file per checked tree (set of skill roots), so a
+    run loads only its own tree."""
 
     def __init__(self, directory: Path, scope: str = "all") -> None:
         super().__init__(directory / f"parse-v{PARSER_VERSION}-{scope[:16]}.pickle")
+
+    def save(self) -> None:
+        super().save()
+        remove_other_versions(self.path, "parse", PARSER_VERSION)
