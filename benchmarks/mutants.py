@@ -174,13 +174,17 @@ MUTANTS: list[Mutant] = [
            "a manifest's negative spellings are not loaded"),
     # -- probe -------------------------------------------------------------------------------
     Mutant("retry-after-not-shared", "skillcheck/probe/client.py",
-           "                host.not_before = max(host.not_before, now + wait)\n"
-           "                host.waited += charge\n",
-           "                host.waited += charge\n                await asyncio.sleep(wait)\n",
+           "                if not self._pause_host(host, att.retry_after, now, last):\n"
+           "                    return last\n",
+           "                if not self._pause_host(host, att.retry_after, now, last):\n"
+           "                    return last\n"
+           "                host.not_before = now\n"
+           "                await asyncio.sleep(att.retry_after)\n",
            ("tests/probe/test_server.py::test_retry_after_shared_by_the_host",),
            "Retry-After pauses only the URL that received it, not its host"),
     Mutant("retry-after-ignored", "skillcheck/probe/client.py",
-           "                wait = att.retry_after\n", "                wait = 0.0\n",
+           "self._pause_host(host, att.retry_after, now, last)",
+           "self._pause_host(host, 0.0, now, last)",
            ("tests/probe/test_server.py::test_retry_after_seconds_is_waited",),
            "Retry-After is not waited"),
     Mutant("dns-temporary-lost", "skillcheck/probe/safety.py",

@@ -291,22 +291,8 @@ class Prober:
             retries += 1
             now = self.clock()
             if att.retry_after is not None and att.status is not None:
-                wait = att.retry_after
-                if wait > cfg.max_retry_after:
-                    last.detail += (
-                        f"; it asks to retry after {wait:.0f} s, over max-retry-after"
-                        f" ({cfg.max_retry_after:g} s)"
-                    )
+                if not self._pause_host(host, att.retry_after, now, last):
                     return last
-                charge = max(0.0, now + wait - max(host.not_before, now))
-                if host.waited + charge > cfg.max_retry_after * HOST_WAIT_FACTOR:
-                    last.detail += "; its host has used up its Retry-After allowance"
-                    return last
-                if self._over_budget(wait):
-                    last.detail += "; the total time budget does not allow the wait"
-                    return last
-                host.not_before = max(host.not_before, now + wait)
-                host.waited += charge
             else:
                 wait = min(
                     self.backoff_base * 2 ** (retries - 1) * random.uniform(0.5, 1.0), left / 2
@@ -316,6 +302,27 @@ class Prober:
                     return last
                 await asyncio.sleep(wait)
                 spent += wait
+
+    def _pause_host(self, host: HostState, wait: float, now: float, last: Outcome) -> bool:
+        """Honour a Retry-After of ``wait`` seconds by pausing the whole host, so that every
+        URL on it waits; False (with the reason added to ``last``) when the wait is refused."""
+        cfg = self.config
+        if wait > cfg.max_retry_after:
+            last.detail += (
+                f"; it asks to retry after {wait:.0f} s, over max-retry-after"
+                f" ({cfg.max_retry_after:g} s)"
+            )
+            return False
+        charge = max(0.0, now + wait - max(host.not_before, now))
+        if host.waited + charge > cfg.max_retry_after * HOST_WAIT_FACTOR:
+            last.detail += "; its host has used up its Retry-After allowance"
+            return False
+        if self._over_budget(wait):
+            last.detail += "; the total time budget does not allow the wait"
+            return False
+        host.not_before = max(host.not_before, now + wait)
+        host.waited += charge
+        return True
 
     def _out_of_time(self, last: Outcome | None) -> Outcome:
         if last is None:
