@@ -28,9 +28,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SKIP = shutil.ignore_patterns(".git", ".venv", "venv", "dist", "build", "__pycache__",
-                              "*.pyc", ".mypy_cache", ".ruff_cache", ".pytest_cache",
-                              "*.egg-info")
+SKIP = shutil.ignore_patterns(
+    ".git",
+    ".venv",
+    "venv",
+    "dist",
+    "build",
+    "__pycache__",
+    "*.pyc",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    "*.egg-info",
+)
 TIMEOUT = 600.0
 
 
@@ -49,201 +59,411 @@ FIXTURE_TESTS = ("tests/test_fixtures.py",)
 
 MUTANTS: list[Mutant] = [
     # -- heading anchors ---------------------------------------------------------------------
-    Mutant("slug-marks", "skillcheck/slugs.py",
-           'if cat[0] in "LM" or cat in _KEEP_CATEGORIES:',
-           'if cat[0] in "L" or cat in _KEEP_CATEGORIES:',
-           ("tests/test_slugs.py",), "the slug drops combining marks"),
-    Mutant("slug-collapse-hyphens", "skillcheck/slugs.py",
-           '    return "".join(out)',
-           '    return __import__("re").sub("-+", "-", "".join(out))',
-           ("tests/test_slugs.py",), "the slug collapses repeated hyphens"),
-    Mutant("slug-duplicate-numbering", "skillcheck/slugs.py",
-           's = f"{base}-{self._seen[base]}"',
-           's = f"{s}-{self._seen[base]}"',
-           ("tests/test_slugs.py",), "a duplicate heading is numbered from the last anchor"),
-    Mutant("slug-strips-spaces", "skillcheck/slugs.py",
-           "base = slug(text)", "base = slug(text.strip())",
-           ("tests/test_slugs.py",), "spaces at the ends of a heading are dropped"),
-    Mutant("slug-keeps-other-numbers", "skillcheck/slugs.py",
-           '_KEEP_CATEGORIES = {"Nd", "Nl", "Pc"}', '_KEEP_CATEGORIES = {"Nd", "Nl", "No", "Pc"}',
-           ("tests/test_slugs.py",), "superscripts and fractions are kept in the slug"),
-    Mutant("anchor-case-insensitive", "skillcheck/rules/links.py",
-           "    if frag in anchors:\n",
-           "    if frag.lower() in {a.lower() for a in anchors}:\n",
-           ("tests/test_link_targets.py",), "an anchor matches whatever its case"),
+    Mutant(
+        "slug-marks",
+        "skillcheck/slugs.py",
+        'if cat[0] in "LM" or cat in _KEEP_CATEGORIES:',
+        'if cat[0] in "L" or cat in _KEEP_CATEGORIES:',
+        ("tests/test_slugs.py",),
+        "the slug drops combining marks",
+    ),
+    Mutant(
+        "slug-collapse-hyphens",
+        "skillcheck/slugs.py",
+        '    return "".join(out)',
+        '    return __import__("re").sub("-+", "-", "".join(out))',
+        ("tests/test_slugs.py",),
+        "the slug collapses repeated hyphens",
+    ),
+    Mutant(
+        "slug-duplicate-numbering",
+        "skillcheck/slugs.py",
+        's = f"{base}-{self._seen[base]}"',
+        's = f"{s}-{self._seen[base]}"',
+        ("tests/test_slugs.py",),
+        "a duplicate heading is numbered from the last anchor",
+    ),
+    Mutant(
+        "slug-strips-spaces",
+        "skillcheck/slugs.py",
+        "base = slug(text)",
+        "base = slug(text.strip())",
+        ("tests/test_slugs.py",),
+        "spaces at the ends of a heading are dropped",
+    ),
+    Mutant(
+        "slug-keeps-other-numbers",
+        "skillcheck/slugs.py",
+        '_KEEP_CATEGORIES = {"Nd", "Nl", "Pc"}',
+        '_KEEP_CATEGORIES = {"Nd", "Nl", "No", "Pc"}',
+        ("tests/test_slugs.py",),
+        "superscripts and fractions are kept in the slug",
+    ),
+    Mutant(
+        "anchor-case-insensitive",
+        "skillcheck/rules/links.py",
+        "    if frag in anchors:\n",
+        "    if frag.lower() in {a.lower() for a in anchors}:\n",
+        ("tests/test_link_targets.py",),
+        "an anchor matches whatever its case",
+    ),
     # -- link targets ------------------------------------------------------------------------
-    Mutant("no-percent-decoding", "skillcheck/linktargets.py",
-           "        return unquote(path), (unquote(frag) if sharp else None)",
-           "        return path, (frag if sharp else None)",
-           ("tests/test_link_targets.py",), "link targets are not percent-decoded"),
-    Mutant("decode-before-split", "skillcheck/linktargets.py",
-           '    path, sharp, frag = target.partition("#")',
-           '    path, sharp, frag = unquote(target).partition("#")',
-           ("tests/test_link_targets.py",), "%23 is decoded before the fragment is split off"),
-    Mutant("query-kept", "skillcheck/linktargets.py",
-           '    if "?" in path:\n', '    if "?" in path and False:\n',
-           ("tests/test_link_targets.py",), "a query string stays in the file path"),
-    Mutant("pointy-brackets-kept", "skillcheck/document.py",
-           '        if dest.startswith("<") and dest.endswith(">"):',
-           "        if False:",
-           ("tests/test_link_targets.py",), "<...> destinations keep their brackets"),
+    Mutant(
+        "no-percent-decoding",
+        "skillcheck/linktargets.py",
+        "        return unquote(path), (unquote(frag) if sharp else None)",
+        "        return path, (frag if sharp else None)",
+        ("tests/test_link_targets.py",),
+        "link targets are not percent-decoded",
+    ),
+    Mutant(
+        "decode-before-split",
+        "skillcheck/linktargets.py",
+        '    path, sharp, frag = target.partition("#")',
+        '    path, sharp, frag = unquote(target).partition("#")',
+        ("tests/test_link_targets.py",),
+        "%23 is decoded before the fragment is split off",
+    ),
+    Mutant(
+        "query-kept",
+        "skillcheck/linktargets.py",
+        '    if "?" in path:\n',
+        '    if "?" in path and False:\n',
+        ("tests/test_link_targets.py",),
+        "a query string stays in the file path",
+    ),
+    Mutant(
+        "pointy-brackets-kept",
+        "skillcheck/document.py",
+        '        if dest.startswith("<") and dest.endswith(">"):',
+        "        if False:",
+        ("tests/test_link_targets.py",),
+        "<...> destinations keep their brackets",
+    ),
     # -- configuration -----------------------------------------------------------------------
-    Mutant("config-negative-int", "skillcheck/config.py",
-           "not isinstance(value, int) or value < 0 or (",
-           "not isinstance(value, int) or (",
-           ("tests/test_config.py",), "a negative integer is accepted"),
-    Mutant("config-non-boolean", "skillcheck/config.py",
-           "        if not isinstance(value, bool):\n",
-           "        if not isinstance(value, (bool, int, str)):\n",
-           ("tests/test_config.py",), "a string or a number is accepted as a boolean"),
-    Mutant("config-bool-as-int", "skillcheck/config.py",
-           "if isinstance(value, bool) or not isinstance(value, int) or value < 0",
-           "if not isinstance(value, int) or value < 0",
-           ("tests/test_config.py",), "true is accepted as the integer 1"),
-    Mutant("config-nan", "skillcheck/config.py",
-           "not math.isfinite(value) or value < 0", "value < 0",
-           ("tests/test_config.py",), "nan and inf are accepted as numbers"),
-    Mutant("config-unknown-key", "skillcheck/config.py",
-           "            if name not in FIELDS:\n", "            if False:\n",
-           ("tests/test_cli.py::test_unknown_config_key_is_usage_error",),
-           "an unknown key is not reported as such"),
-    Mutant("config-select-unchecked", "skillcheck/config.py",
-           "        if not any(c.startswith(code) for c in RULES):\n",
-           "        if False:\n",
-           ("tests/test_config.py", "tests/test_select.py"),
-           "a select/ignore prefix that starts no rule is accepted"),
-    Mutant("config-select-case", "skillcheck/config.py",
-           "code = raw.strip().upper()", "code = raw.strip()",
-           ("tests/test_config.py",), "codes in the configuration file are case-sensitive"),
+    Mutant(
+        "config-negative-int",
+        "skillcheck/config.py",
+        "            or not isinstance(value, int)\n            or value < 0\n",
+        "            or not isinstance(value, int)\n",
+        ("tests/test_config.py",),
+        "a negative integer is accepted",
+    ),
+    Mutant(
+        "config-non-boolean",
+        "skillcheck/config.py",
+        "        if not isinstance(value, bool):\n",
+        "        if not isinstance(value, (bool, int, str)):\n",
+        ("tests/test_config.py",),
+        "a string or a number is accepted as a boolean",
+    ),
+    Mutant(
+        "config-bool-as-int",
+        "skillcheck/config.py",
+        "            isinstance(value, bool)\n            or not isinstance(value, int)\n",
+        "            not isinstance(value, int)\n",
+        ("tests/test_config.py",),
+        "true is accepted as the integer 1",
+    ),
+    Mutant(
+        "config-nan",
+        "skillcheck/config.py",
+        "            or not math.isfinite(value)\n",
+        "",
+        ("tests/test_config.py",),
+        "nan and inf are accepted as numbers",
+    ),
+    Mutant(
+        "config-unknown-key",
+        "skillcheck/config.py",
+        "            if name not in FIELDS:\n",
+        "            if False:\n",
+        ("tests/test_cli.py::test_unknown_config_key_is_usage_error",),
+        "an unknown key is not reported as such",
+    ),
+    Mutant(
+        "config-select-unchecked",
+        "skillcheck/config.py",
+        "        if not any(c.startswith(code) for c in RULES):\n",
+        "        if False:\n",
+        ("tests/test_config.py", "tests/test_select.py"),
+        "a select/ignore prefix that starts no rule is accepted",
+    ),
+    Mutant(
+        "config-select-case",
+        "skillcheck/config.py",
+        "code = raw.strip().upper()",
+        "code = raw.strip()",
+        ("tests/test_config.py",),
+        "codes in the configuration file are case-sensitive",
+    ),
     # -- --select / --ignore -----------------------------------------------------------------
-    Mutant("select-exact", "skillcheck/registry.py",
-           "if select and not any(code.startswith(s) for s in select):",
-           "if select and not any(code == s for s in select):",
-           ("tests/test_select.py",), "--select matches whole codes only"),
-    Mutant("ignore-exact", "skillcheck/registry.py",
-           "return not any(code.startswith(s) for s in ignore)",
-           "return not any(code == s for s in ignore)",
-           ("tests/test_select.py",), "--ignore matches whole codes only"),
-    Mutant("select-family-only", "skillcheck/registry.py",
-           "if select and not any(code.startswith(s) for s in select):",
-           "if select and not any(code.startswith(s[:3]) for s in select):",
-           ("tests/test_select.py",), "SC20 selects all of SC2xx"),
+    Mutant(
+        "select-exact",
+        "skillcheck/registry.py",
+        "if select and not any(code.startswith(s) for s in select):",
+        "if select and not any(code == s for s in select):",
+        ("tests/test_select.py",),
+        "--select matches whole codes only",
+    ),
+    Mutant(
+        "ignore-exact",
+        "skillcheck/registry.py",
+        "return not any(code.startswith(s) for s in ignore)",
+        "return not any(code == s for s in ignore)",
+        ("tests/test_select.py",),
+        "--ignore matches whole codes only",
+    ),
+    Mutant(
+        "select-family-only",
+        "skillcheck/registry.py",
+        "if select and not any(code.startswith(s) for s in select):",
+        "if select and not any(code.startswith(s[:3]) for s in select):",
+        ("tests/test_select.py",),
+        "SC20 selects all of SC2xx",
+    ),
     # -- caches and internal errors ----------------------------------------------------------
-    Mutant("parse-cache-unread", "skillcheck/runner.py",
-           "            doc = cache.get(key) if cache is not None else None",
-           "            doc = None",
-           ("tests/test_cache.py",), "the parse cache is written but never read"),
-    Mutant("memo-unread-sources", "skillcheck/datatables.py",
-           "    got = store.get(key)\n", "    got = None\n",
-           ("tests/test_cache.py",), "the stored sources.json (parse cache) is never read"),
-    Mutant("memo-unread-blocks", "skillcheck/rules/codeblocks.py",
-           "    hit = memo.get(k)\n", "    hit = None\n",
-           ("tests/test_cache.py",), "the memo of code blocks is never read"),
-    Mutant("memo-unsaved", "skillcheck/resultmemo.py",
-           "        memo.save()\n", "        pass\n",
-           ("tests/test_cache.py",), "the memo is never written to disk"),
-    Mutant("corrupt-cache-crash", "skillcheck/parsecache.py",
-           "        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, "
-           "ImportError,\n                ValueError, TypeError, IndexError, MemoryError) as exc:",
-           "        except OSError as exc:",
-           ("tests/test_cache.py",), "a corrupt cache file crashes the run"),
-    Mutant("corrupt-cache-silent", "skillcheck/parsecache.py",
-           '    sys.stderr.write(f"skillcheck: warning: {message}\\n")',
-           "    pass",
-           ("tests/test_cache.py",), "a corrupt cache file is dropped without a word"),
-    Mutant("checker-exception-hidden", "skillcheck/runner.py",
-           "go on\n                out.append(diagnostic(",
-           "go on\n                continue\n                out.append(diagnostic(",
-           ("tests/test_cache.py",), "a checker that raises is skipped silently"),
-    Mutant("internal-error-filtered", "skillcheck/runner.py",
-           "if d.code == INTERNAL_ERROR or", 'if d.code == "none" or',
-           ("tests/test_cache.py",), "--select hides an internal error"),
-    Mutant("command-checker-bug-hidden", "skillcheck/engines/options.py",
-           'f"could not check this command: {exc!r}", ""\n            ),\n        ]',
-           'f"could not check this command: {exc!r}", ""\n            ),\n        ][:0]',
-           ("tests/engines/test_engine_commands.py",),
-           "a bug of the command checker yields no problem"),
-    Mutant("config-checker-bug-hidden", "skillcheck/engines/config_keys.py",
-           '        return [_finding(UNKNOWN_OPTION, f"could not check the config: {exc!r}")]',
-           "        return []",
-           ("tests/engines/test_engine_commands.py",),
-           "a bug of the config checker yields no problem"),
-    Mutant("manifest-negations-dropped", "skillcheck/engines/manifest.py",
-           '        negations=_tuple(raw.get("negations")),', "        negations=(),",
-           ("tests/engines/test_engine_oracles.py",),
-           "a manifest's negative spellings are not loaded"),
+    Mutant(
+        "parse-cache-unread",
+        "skillcheck/runner.py",
+        "            doc = cache.get(key) if cache is not None else None",
+        "            doc = None",
+        ("tests/test_cache.py",),
+        "the parse cache is written but never read",
+    ),
+    Mutant(
+        "memo-unread-sources",
+        "skillcheck/datatables.py",
+        "    got = store.get(key)\n",
+        "    got = None\n",
+        ("tests/test_cache.py",),
+        "the stored sources.json (parse cache) is never read",
+    ),
+    Mutant(
+        "memo-unread-blocks",
+        "skillcheck/rules/codeblocks.py",
+        "    hit = memo.get(k)\n",
+        "    hit = None\n",
+        ("tests/test_cache.py",),
+        "the memo of code blocks is never read",
+    ),
+    Mutant(
+        "memo-unsaved",
+        "skillcheck/resultmemo.py",
+        "        memo.save()\n",
+        "        pass\n",
+        ("tests/test_cache.py",),
+        "the memo is never written to disk",
+    ),
+    Mutant(
+        "corrupt-cache-crash",
+        "skillcheck/parsecache.py",
+        "        except (\n            OSError,\n            pickle.UnpicklingError,\n",
+        "        except (\n            OSError,\n",
+        ("tests/test_cache.py",),
+        "a corrupt cache file crashes the run",
+    ),
+    Mutant(
+        "corrupt-cache-silent",
+        "skillcheck/parsecache.py",
+        '    sys.stderr.write(f"skillcheck: warning: {message}\\n")',
+        "    pass",
+        ("tests/test_cache.py",),
+        "a corrupt cache file is dropped without a word",
+    ),
+    Mutant(
+        "checker-exception-hidden",
+        "skillcheck/runner.py",
+        "go on\n                out.append(\n",
+        "go on\n                continue\n                out.append(\n",
+        ("tests/test_cache.py",),
+        "a checker that raises is skipped silently",
+    ),
+    Mutant(
+        "internal-error-filtered",
+        "skillcheck/runner.py",
+        "if d.code == INTERNAL_ERROR or",
+        'if d.code == "none" or',
+        ("tests/test_cache.py",),
+        "--select hides an internal error",
+    ),
+    Mutant(
+        "command-checker-bug-hidden",
+        "skillcheck/engines/options.py",
+        'f"could not check this command: {exc!r}", ""\n            ),\n        ]',
+        'f"could not check this command: {exc!r}", ""\n            ),\n        ][:0]',
+        ("tests/engines/test_engine_commands.py",),
+        "a bug of the command checker yields no problem",
+    ),
+    Mutant(
+        "config-checker-bug-hidden",
+        "skillcheck/engines/config_keys.py",
+        '        return [_finding(UNKNOWN_OPTION, f"could not check the config: {exc!r}")]',
+        "        return []",
+        ("tests/engines/test_engine_commands.py",),
+        "a bug of the config checker yields no problem",
+    ),
+    Mutant(
+        "manifest-negations-dropped",
+        "skillcheck/engines/manifest.py",
+        '        negations=_tuple(raw.get("negations")),',
+        "        negations=(),",
+        ("tests/engines/test_engine_oracles.py",),
+        "a manifest's negative spellings are not loaded",
+    ),
     # -- probe -------------------------------------------------------------------------------
-    Mutant("retry-after-not-shared", "skillcheck/probe/client.py",
-           "                if not self._pause_host(host, att.retry_after, now, last):\n"
-           "                    return last\n",
-           "                if not self._pause_host(host, att.retry_after, now, last):\n"
-           "                    return last\n"
-           "                host.not_before = now\n"
-           "                await asyncio.sleep(att.retry_after)\n",
-           ("tests/probe/test_server.py::test_retry_after_shared_by_the_host",),
-           "Retry-After pauses only the URL that received it, not its host"),
-    Mutant("retry-after-ignored", "skillcheck/probe/client.py",
-           "self._pause_host(host, att.retry_after, now, last)",
-           "self._pause_host(host, 0.0, now, last)",
-           ("tests/probe/test_server.py::test_retry_after_seconds_is_waited",),
-           "Retry-After is not waited"),
-    Mutant("dns-temporary-lost", "skillcheck/probe/safety.py",
-           "        temporary = exc.errno in (socket.EAI_AGAIN, getattr(socket, \"EAI_SYSTEM\", "
-           "None))",
-           "        temporary = False",
-           ("tests/probe/test_safety.py",), "a temporary DNS failure is never asked again"),
-    Mutant("dns-lookup-not-shared", "skillcheck/probe/safety.py",
-           "        fut = self._lookups.get(key)\n", "        fut = None\n",
-           ("tests/probe/test_safety.py",), "every connection resolves its name again"),
+    Mutant(
+        "retry-after-not-shared",
+        "skillcheck/probe/client.py",
+        "                if not self._pause_host(host, att.retry_after, now, last):\n"
+        "                    return last\n",
+        "                if not self._pause_host(host, att.retry_after, now, last):\n"
+        "                    return last\n"
+        "                host.not_before = now\n"
+        "                await asyncio.sleep(att.retry_after)\n",
+        ("tests/probe/test_server.py::test_retry_after_shared_by_the_host",),
+        "Retry-After pauses only the URL that received it, not its host",
+    ),
+    Mutant(
+        "retry-after-ignored",
+        "skillcheck/probe/client.py",
+        "self._pause_host(host, att.retry_after, now, last)",
+        "self._pause_host(host, 0.0, now, last)",
+        ("tests/probe/test_server.py::test_retry_after_seconds_is_waited",),
+        "Retry-After is not waited",
+    ),
+    Mutant(
+        "dns-temporary-lost",
+        "skillcheck/probe/safety.py",
+        '        temporary = exc.errno in (socket.EAI_AGAIN, getattr(socket, "EAI_SYSTEM", None))',
+        "        temporary = False",
+        ("tests/probe/test_safety.py",),
+        "a temporary DNS failure is never asked again",
+    ),
+    Mutant(
+        "dns-lookup-not-shared",
+        "skillcheck/probe/safety.py",
+        "        fut = self._lookups.get(key)\n",
+        "        fut = None\n",
+        ("tests/probe/test_safety.py",),
+        "every connection resolves its name again",
+    ),
     # -- pack --------------------------------------------------------------------------------
-    Mutant("zip-entry-mode", "skillcheck/pack.py",
-           "FILE_MODE = 0o100644", "FILE_MODE = 0o100755",
-           ("tests/test_pack.py",), "packed files are marked executable"),
-    Mutant("zip-file-mode", "skillcheck/pack.py",
-           "        os.chmod(tmp, 0o644)\n", "        pass\n",
-           ("tests/test_pack.py",), "the zip keeps the 0600 mode of its temporary file"),
-    Mutant("zip-date", "skillcheck/pack.py",
-           "ZIP_DATE = (1980, 1, 1, 0, 0, 0)", "ZIP_DATE = (1980, 1, 2, 0, 0, 0)",
-           ("tests/test_pack.py",), "entries carry another date"),
+    Mutant(
+        "zip-entry-mode",
+        "skillcheck/pack.py",
+        "FILE_MODE = 0o100644",
+        "FILE_MODE = 0o100755",
+        ("tests/test_pack.py",),
+        "packed files are marked executable",
+    ),
+    Mutant(
+        "zip-file-mode",
+        "skillcheck/pack.py",
+        "        os.chmod(tmp, 0o644)\n",
+        "        pass\n",
+        ("tests/test_pack.py",),
+        "the zip keeps the 0600 mode of its temporary file",
+    ),
+    Mutant(
+        "zip-date",
+        "skillcheck/pack.py",
+        "ZIP_DATE = (1980, 1, 1, 0, 0, 0)",
+        "ZIP_DATE = (1980, 1, 2, 0, 0, 0)",
+        ("tests/test_pack.py",),
+        "entries carry another date",
+    ),
     # -- killed by the fixture cases ---------------------------------------------------------
-    Mutant("name-64", "skillcheck/rules/frontmatter.py",
-           "    if len(name) > MAX_NAME:", "    if len(name) > MAX_NAME + 1:",
-           FIXTURE_TESTS, "a 65-character name passes", fixtures=True),
-    Mutant("compatibility-500", "skillcheck/rules/frontmatter.py",
-           "        elif not 1 <= len(comp) <= MAX_COMPATIBILITY:",
-           "        elif not 1 <= len(comp) <= MAX_COMPATIBILITY + 1:",
-           FIXTURE_TESTS, "a 501-character compatibility passes", fixtures=True),
-    Mutant("sc306-normalized", "skillcheck/rules/sources.py",
-           '            if url != entry.get("url"):',
-           '            if normalize_url(url) != normalize_url(str(entry.get("url"))):',
-           FIXTURE_TESTS, "a citation URL differing in case or trailing slash passes",
-           fixtures=True),
-    Mutant("sc309-boundary", "skillcheck/rules/sources.py",
-           "            if age > max_age:", "            if age > max_age + 1:",
-           FIXTURE_TESTS, "a source one day over the age limit passes", fixtures=True),
-    Mutant("sc310-above-sources", "skillcheck/rules/sources.py",
-           "            if sources_line is None or d.line < sources_line:",
-           "            if sources_line is None:",
-           FIXTURE_TESTS, "a citation defined above '## Sources' passes", fixtures=True),
-    Mutant("url-allowlist-ignored", "skillcheck/rules/sources.py",
-           "    return is_example_url(url) or any(url.startswith(prefix) for prefix in allow)",
-           "    return is_example_url(url)",
-           FIXTURE_TESTS, "url-allowlist is ignored by the check", fixtures=True),
-    Mutant("engine-pins-ignored", "skillcheck/rules/engineflags.py",
-           "    want = declared.get(engine) or ctx.config.pins().get(engine)",
-           "    want = declared.get(engine)",
-           FIXTURE_TESTS, "engine-pins is ignored", fixtures=True),
-    Mutant("sc611-as-sc618", "skillcheck/rules/engineflags.py",
-           '            code = "SC611" if p.kind == "deprecated-option" else "SC618"',
-           '            code = "SC618"',
-           FIXTURE_TESTS, "a deprecated config key is reported as SC618", fixtures=True),
-    Mutant("sc618-line", "skillcheck/rules/engineflags.py",
-           "= fence.body_line + at[0],", "= fence.line + at[0],",
-           FIXTURE_TESTS, "an SC618 key is reported one line up", fixtures=True),
-    Mutant("sc60x-line", "skillcheck/rules/codeblocks.py",
-           "                    fence.body_line + line - 1,\n                    col,",
-           "                    fence.line + line - 1,\n                    col,",
-           FIXTURE_TESTS, "a syntax error in a block is reported one line up", fixtures=True),
+    Mutant(
+        "name-64",
+        "skillcheck/rules/frontmatter.py",
+        "    if len(name) > MAX_NAME:",
+        "    if len(name) > MAX_NAME + 1:",
+        FIXTURE_TESTS,
+        "a 65-character name passes",
+        fixtures=True,
+    ),
+    Mutant(
+        "compatibility-500",
+        "skillcheck/rules/frontmatter.py",
+        "        elif not 1 <= len(comp) <= MAX_COMPATIBILITY:",
+        "        elif not 1 <= len(comp) <= MAX_COMPATIBILITY + 1:",
+        FIXTURE_TESTS,
+        "a 501-character compatibility passes",
+        fixtures=True,
+    ),
+    Mutant(
+        "sc306-normalized",
+        "skillcheck/rules/sources.py",
+        '            if url != entry.get("url"):',
+        '            if normalize_url(url) != normalize_url(str(entry.get("url"))):',
+        FIXTURE_TESTS,
+        "a citation URL differing in case or trailing slash passes",
+        fixtures=True,
+    ),
+    Mutant(
+        "sc309-boundary",
+        "skillcheck/rules/sources.py",
+        "            if age > max_age:",
+        "            if age > max_age + 1:",
+        FIXTURE_TESTS,
+        "a source one day over the age limit passes",
+        fixtures=True,
+    ),
+    Mutant(
+        "sc310-above-sources",
+        "skillcheck/rules/sources.py",
+        "            if sources_line is None or d.line < sources_line:",
+        "            if sources_line is None:",
+        FIXTURE_TESTS,
+        "a citation defined above '## Sources' passes",
+        fixtures=True,
+    ),
+    Mutant(
+        "url-allowlist-ignored",
+        "skillcheck/rules/sources.py",
+        "    return is_example_url(url) or any(url.startswith(prefix) for prefix in allow)",
+        "    return is_example_url(url)",
+        FIXTURE_TESTS,
+        "url-allowlist is ignored by the check",
+        fixtures=True,
+    ),
+    Mutant(
+        "engine-pins-ignored",
+        "skillcheck/rules/engineflags.py",
+        "    want = declared.get(engine) or ctx.config.pins().get(engine)",
+        "    want = declared.get(engine)",
+        FIXTURE_TESTS,
+        "engine-pins is ignored",
+        fixtures=True,
+    ),
+    Mutant(
+        "sc611-as-sc618",
+        "skillcheck/rules/engineflags.py",
+        '            code = "SC611" if p.kind == "deprecated-option" else "SC618"',
+        '            code = "SC618"',
+        FIXTURE_TESTS,
+        "a deprecated config key is reported as SC618",
+        fixtures=True,
+    ),
+    Mutant(
+        "sc618-line",
+        "skillcheck/rules/engineflags.py",
+        "= fence.body_line + at[0],",
+        "= fence.line + at[0],",
+        FIXTURE_TESTS,
+        "an SC618 key is reported one line up",
+        fixtures=True,
+    ),
+    Mutant(
+        "sc60x-line",
+        "skillcheck/rules/codeblocks.py",
+        "                    fence.body_line + line - 1,\n                    col,",
+        "                    fence.line + line - 1,\n                    col,",
+        FIXTURE_TESTS,
+        "a syntax error in a block is reported one line up",
+        fixtures=True,
+    ),
 ]
 
 
@@ -256,8 +476,9 @@ def run_tests(copy: Path, tests: tuple[str, ...]) -> tuple[int, str]:
     env = dict(os.environ, PYTHONPATH=str(copy), PYTHONDONTWRITEBYTECODE="1")
     cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
     try:
-        proc = subprocess.run(cmd, cwd=copy, env=env, capture_output=True, text=True,
-                              timeout=TIMEOUT, check=False)
+        proc = subprocess.run(
+            cmd, cwd=copy, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False
+        )
     except subprocess.TimeoutExpired:
         return -1, "timed out"
     tail = (proc.stdout.strip().splitlines() or [""])[-1]
@@ -281,10 +502,14 @@ def check_snippets(mutants: list[Mutant]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", action="append", default=[], metavar="NAME",
-                    help="run this mutant (repeatable)")
-    ap.add_argument("--no-fixtures", action="store_true",
-                    help="skip the mutants that only the fixture cases kill")
+    ap.add_argument(
+        "--only", action="append", default=[], metavar="NAME", help="run this mutant (repeatable)"
+    )
+    ap.add_argument(
+        "--no-fixtures",
+        action="store_true",
+        help="skip the mutants that only the fixture cases kill",
+    )
     ap.add_argument("--list", action="store_true", help="list the mutants and exit")
     args = ap.parse_args(argv)
 
@@ -296,8 +521,11 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         print(f"mutants.py: no mutant named {', '.join(unknown)}", file=sys.stderr)
         return 2
-    chosen = [m for m in MUTANTS if (not args.only or m.name in args.only)
-              and not (args.no_fixtures and m.fixtures)]
+    chosen = [
+        m
+        for m in MUTANTS
+        if (not args.only or m.name in args.only) and not (args.no_fixtures and m.fixtures)
+    ]
     if args.list:
         for m in chosen:
             print(f"{m.name:28} {m.file:34} {m.description}")
@@ -310,12 +538,19 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="skillcheck-mutants-") as tmp:
         copy = copy_tree(Path(tmp) / "repo")
         probe = "import skillcheck; print(skillcheck.__file__)"
-        where = subprocess.run([sys.executable, "-c", probe], cwd=copy,
-                               env=dict(os.environ, PYTHONPATH=str(copy)),
-                               capture_output=True, text=True, check=False).stdout.strip()
+        where = subprocess.run(
+            [sys.executable, "-c", probe],
+            cwd=copy,
+            env=dict(os.environ, PYTHONPATH=str(copy)),
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.strip()
         if not where or not Path(where).resolve().is_relative_to(copy.resolve()):
-            print(f"mutants.py: the copy's skillcheck is not the one imported ({where!r})",
-                  file=sys.stderr)
+            print(
+                f"mutants.py: the copy's skillcheck is not the one imported ({where!r})",
+                file=sys.stderr,
+            )
             return 2
         all_tests = tuple(dict.fromkeys(t for m in chosen for t in m.tests))
         started = time.monotonic()
@@ -337,11 +572,16 @@ def main(argv: list[str] | None = None) -> int:
             verdict = "killed" if code != 0 else "SURVIVED"
             if code == 0:
                 survived.append(m.name)
-            print(f"{verdict:8} {m.name:28} {time.monotonic() - t0:5.1f} s  {m.description}"
-                  + (f"  [{tail}]" if code == 0 else ""), flush=True)
+            print(
+                f"{verdict:8} {m.name:28} {time.monotonic() - t0:5.1f} s  {m.description}"
+                + (f"  [{tail}]" if code == 0 else ""),
+                flush=True,
+            )
         total = len(chosen)
-        print(f"{total - len(survived)} of {total} mutants killed, {len(survived)} survived"
-              + (f": {', '.join(survived)}" if survived else ""))
+        print(
+            f"{total - len(survived)} of {total} mutants killed, {len(survived)} survived"
+            + (f": {', '.join(survived)}" if survived else "")
+        )
     return 1 if survived else 0
 
 

@@ -51,23 +51,44 @@ def main() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, file_okay=True, dir_okay=True))
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
-              help="Output format.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
 @click.option("--select", multiple=True, help="Only these codes or prefixes (e.g. SC2,SC101).")
 @click.option("--ignore", multiple=True, help="Skip these codes or prefixes.")
 @click.option("--strict/--no-strict", default=None, help="Warnings fail the run too.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the parse cache.")
-@click.option("--jobs", type=click.IntRange(min=0), default=None,
-              help="Worker processes for parsing (0 = one per core).")
-def check(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tuple[str, ...],
-          strict: bool | None, no_cache: bool, jobs: int | None) -> None:
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Worker processes for parsing (0 = one per core).",
+)
+def check(
+    paths: tuple[str, ...],
+    fmt: str,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    strict: bool | None,
+    no_cache: bool,
+    jobs: int | None,
+) -> None:
     """Check every skill under PATH (default: the current folder), offline."""
     from skillcheck.reporters import REPORTERS
     from skillcheck.runner import run
 
-    overrides: dict[str, Any] = {"select": _codes(select), "ignore": _codes(ignore),
-                                 "strict": strict, "jobs": jobs,
-                                 "cache": False if no_cache else None}
+    overrides: dict[str, Any] = {
+        "select": _codes(select),
+        "ignore": _codes(ignore),
+        "strict": strict,
+        "jobs": jobs,
+        "cache": False if no_cache else None,
+    }
     cfg, base = _config_or_exit(paths, overrides)
     targets = [Path(p) for p in paths] or [Path.cwd()]
     result = run(targets, cfg, Path.cwd(), exclude_base=base)
@@ -78,26 +99,66 @@ def check(paths: tuple[str, ...], fmt: str, select: tuple[str, ...], ignore: tup
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, file_okay=True, dir_okay=True))
-@click.option("--format", "fmt", type=click.Choice(("text", "json", "github")), default="text",
-              show_default=True, help="Output format.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Seconds per URL attempt: connect, read and the whole attempt. [default: 10]")
-@click.option("--retries", type=click.IntRange(min=0), default=None,
-              help="Retries after a timeout, connection error, 429 or 5xx. [default: 2]")
-@click.option("--concurrency", type=click.IntRange(min=1), default=None,
-              help="Requests in flight at most. [default: 32]")
-@click.option("--per-host", type=click.IntRange(min=1), default=None,
-              help="Requests in flight per host at most. [default: 4]")
-@click.option("--allow-private", is_flag=True, default=False,
-              help="Also fetch loopback, private and link-local addresses.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("text", "json", "github")),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Seconds per URL attempt: connect, read and the whole attempt. [default: 10]",
+)
+@click.option(
+    "--retries",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Retries after a timeout, connection error, 429 or 5xx. [default: 2]",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Requests in flight at most. [default: 32]",
+)
+@click.option(
+    "--per-host",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Requests in flight per host at most. [default: 4]",
+)
+@click.option(
+    "--allow-private",
+    is_flag=True,
+    default=False,
+    help="Also fetch loopback, private and link-local addresses.",
+)
 @click.option("--no-cache", is_flag=True, help="Do not read or write the result cache.")
-@click.option("--check-fragments", is_flag=True, default=False,
-              help="Check that an HTML page has the link's #fragment as an id or name.")
+@click.option(
+    "--check-fragments",
+    is_flag=True,
+    default=False,
+    help="Check that an HTML page has the link's #fragment as an id or name.",
+)
 @click.option("--strict/--no-strict", default=None, help="Warnings fail the run too.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary table.")
-def probe(paths: tuple[str, ...], fmt: str, timeout: float | None, retries: int | None,
-          concurrency: int | None, per_host: int | None, allow_private: bool, no_cache: bool,
-          check_fragments: bool, strict: bool | None, quiet: bool) -> None:
+def probe(
+    paths: tuple[str, ...],
+    fmt: str,
+    timeout: float | None,
+    retries: int | None,
+    concurrency: int | None,
+    per_host: int | None,
+    allow_private: bool,
+    no_cache: bool,
+    check_fragments: bool,
+    strict: bool | None,
+    quiet: bool,
+) -> None:
     """Check every external URL of the skills under PATH (network access)."""
     from collections.abc import Callable, Iterator
     from contextlib import contextmanager
@@ -106,16 +167,20 @@ def probe(paths: tuple[str, ...], fmt: str, timeout: float | None, retries: int 
     from skillcheck.probe.runner import run
 
     overrides: dict[str, Any] = {
-        "timeout": timeout, "retries": retries, "concurrency": concurrency,
-        "per_host": per_host, "allow_private": True if allow_private else None,
-        "check_fragments": True if check_fragments else None, "strict": strict,
-        "cache": False if no_cache else None}
+        "timeout": timeout,
+        "retries": retries,
+        "concurrency": concurrency,
+        "per_host": per_host,
+        "allow_private": True if allow_private else None,
+        "check_fragments": True if check_fragments else None,
+        "strict": strict,
+        "cache": False if no_cache else None,
+    }
     cfg, base = _config_or_exit(paths, overrides)
 
     @contextmanager
     def bar(total: int) -> Iterator[Callable[[int], None]]:
-        with click.progressbar(length=total, label="probing", file=sys.stderr,
-                               show_pos=True) as pb:
+        with click.progressbar(length=total, label="probing", file=sys.stderr, show_pos=True) as pb:
             yield pb.update
 
     show_bar = not quiet and sys.stderr.isatty()
@@ -128,8 +193,15 @@ def probe(paths: tuple[str, ...], fmt: str, timeout: float | None, retries: int 
 
 @main.command("extract")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=Path("."), show_default=True, help="Folder to write the files to.")
+@click.option(
+    "-o",
+    "--output",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Folder to write the files to.",
+)
 @click.option("--force", is_flag=True, help="Replace files that already exist.")
 def extract_cmd(file: Path, out_dir: Path, force: bool) -> None:
     """Write every code block of FILE that names a file (title="x.py") to a folder."""
@@ -141,8 +213,9 @@ def extract_cmd(file: Path, out_dir: Path, force: bool) -> None:
         _fail_usage(f"cannot read {file}: {exc}")
     results = extract(text, out_dir, force=force)
     if not results:
-        click.echo(f"{file}: no code block names a file (add title=\"name\" to its info string)",
-                   err=True)
+        click.echo(
+            f'{file}: no code block names a file (add title="name" to its info string)', err=True
+        )
         sys.exit(EXIT_FINDINGS)
     failed = False
     for r in results:
@@ -155,10 +228,20 @@ def extract_cmd(file: Path, out_dir: Path, force: bool) -> None:
 
 
 @main.command("pack")
-@click.argument("path", required=False,
-                type=click.Path(exists=True, file_okay=False, dir_okay=True, path_type=Path))
-@click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=Path("dist"), show_default=True, help="Folder to write the zip to.")
+@click.argument(
+    "path",
+    required=False,
+    type=click.Path(exists=True, file_okay=False, dir_okay=True, path_type=Path),
+)
+@click.option(
+    "-o",
+    "--output",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("dist"),
+    show_default=True,
+    help="Folder to write the zip to.",
+)
 @click.option("--strict/--no-strict", default=None, help="Warnings refuse the pack too.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the parse cache.")
 def pack_cmd(path: Path | None, out_dir: Path, strict: bool | None, no_cache: bool) -> None:
@@ -188,8 +271,10 @@ def pack_cmd(path: Path | None, out_dir: Path, strict: bool | None, no_cache: bo
     skill = pick(loaded.skills, Path(os.path.abspath(target)))
     if skill is None:
         roots = ", ".join(s.display_root for s in loaded.skills)
-        _fail_usage(f"{display_path(Path(os.path.abspath(target)), cwd)} holds "
-                    f"{len(loaded.skills)} skills ({roots}); pack them one at a time")
+        _fail_usage(
+            f"{display_path(Path(os.path.abspath(target)), cwd)} holds "
+            f"{len(loaded.skills)} skills ({roots}); pack them one at a time"
+        )
     assert skill is not None
     docs = loaded.docs[loaded.skills.index(skill)]
     try:
@@ -198,15 +283,22 @@ def pack_cmd(path: Path | None, out_dir: Path, strict: bool | None, no_cache: bo
         click.echo(f"skillcheck: not packed: {exc}", err=True)
         sys.exit(EXIT_FINDINGS)
     shown = display_path(Path(os.path.abspath(packed.path)), cwd)
-    click.echo(f"wrote {shown} ({len(packed.members)} files in {packed.top}/, "
-               f"{packed.size:,} bytes)")
+    click.echo(
+        f"wrote {shown} ({len(packed.members)} files in {packed.top}/, {packed.size:,} bytes)"
+    )
     click.echo(f"{packed.sha256}  {shown}")
     sys.exit(EXIT_OK)
 
 
 @main.command("rules")
-@click.option("--format", "-f", "fmt", type=click.Choice(("text", "json", "markdown")),
-              default="text", show_default=True)
+@click.option(
+    "--format",
+    "-f",
+    "fmt",
+    type=click.Choice(("text", "json", "markdown")),
+    default="text",
+    show_default=True,
+)
 def rules_cmd(fmt: str) -> None:
     """List every rule with its code, default severity and summary."""
     import json
@@ -216,8 +308,20 @@ def rules_cmd(fmt: str) -> None:
     load_builtin_rules()
     rows = [RULES[c] for c in sorted(RULES)]
     if fmt == "json":
-        click.echo(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity.value,
-                                "summary": r.summary} for r in rows], indent=2))
+        click.echo(
+            json.dumps(
+                [
+                    {
+                        "code": r.code,
+                        "name": r.name,
+                        "severity": r.severity.value,
+                        "summary": r.summary,
+                    }
+                    for r in rows
+                ],
+                indent=2,
+            )
+        )
     elif fmt == "markdown":
         click.echo("| Code | Name | Severity | What it reports |")
         click.echo("| --- | --- | --- | --- |")

@@ -87,11 +87,15 @@ def _codes(value: tuple[str, ...], key: str, where: str) -> tuple[str, ...]:
     for raw in value:
         code = raw.strip().upper()
         if not re.fullmatch(r"SC\d{1,3}", code):
-            raise ConfigError(f"{where}: '{key}': {raw!r} is not a rule code or prefix "
-                              "(SC followed by 1 to 3 digits, e.g. SC2 or SC201)")
+            raise ConfigError(
+                f"{where}: '{key}': {raw!r} is not a rule code or prefix "
+                "(SC followed by 1 to 3 digits, e.g. SC2 or SC201)"
+            )
         if not any(c.startswith(code) for c in RULES):
-            raise ConfigError(f"{where}: '{key}': no rule code starts with {code!r} "
-                              "(`skillcheck rules` lists them)")
+            raise ConfigError(
+                f"{where}: '{key}': no rule code starts with {code!r} "
+                "(`skillcheck rules` lists them)"
+            )
         out.append(code)
     return tuple(out)
 
@@ -106,8 +110,9 @@ def _engine_pins(value: Any, key: str, where: str) -> tuple[tuple[str, str], ...
     known = sorted({e for e, _ in available()})
     for engine in value:
         if engine not in known:
-            raise ConfigError(f"{where}: '{key}': unknown engine {engine!r}; "
-                              f"known engines: {', '.join(known)}")
+            raise ConfigError(
+                f"{where}: '{key}': unknown engine {engine!r}; known engines: {', '.join(known)}"
+            )
     return tuple(sorted(value.items()))
 
 
@@ -134,13 +139,22 @@ def _coerce(name: str, value: Any, where: str) -> Any:
         return value
     least = "a positive" if name in POSITIVE else "a non-negative"
     if isinstance(default, int):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0 or (
-                value == 0 and name in POSITIVE):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int)
+            or value < 0
+            or (value == 0 and name in POSITIVE)
+        ):
             raise ConfigError(f"{where}: '{key}' must be {least} integer")
         return value
     if isinstance(default, float):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or \
-                not math.isfinite(value) or value < 0 or (value == 0 and name in POSITIVE):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not math.isfinite(value)
+            or value < 0
+            or (value == 0 and name in POSITIVE)
+        ):
             raise ConfigError(f"{where}: '{key}' must be {least} finite number")
         return float(value)
     if value is not None and (not isinstance(value, str) or not value.strip()):
@@ -171,8 +185,9 @@ def read_table(pyproject: Path) -> dict[str, Any]:
     return table
 
 
-def load_config(start: Path, overrides: Mapping[str, Any] | None = None
-                ) -> tuple[Config, Path | None]:
+def load_config(
+    start: Path, overrides: Mapping[str, Any] | None = None
+) -> tuple[Config, Path | None]:
     """Build the configuration for a run rooted at ``start``.
 
     Returns the config and the pyproject.toml it was read from (if any).

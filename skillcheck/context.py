@@ -21,7 +21,7 @@ MAX_TEXT = 300
 
 def _clip(text: str) -> str:
     """Messages quote user input; a pathological input must not make a huge report."""
-    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT - 3] + "..."
+    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 3] + "..."
 
 
 @dataclass
@@ -46,11 +46,20 @@ class Context:
             got = self._anchors[rel] = doc.anchors
         return got
 
-    def diag(self, rel: str, line: int, column: int, code: str, message: str, hint: str = "",
-             url: str | None = None) -> Diagnostic:
+    def diag(
+        self,
+        rel: str,
+        line: int,
+        column: int,
+        code: str,
+        message: str,
+        hint: str = "",
+        url: str | None = None,
+    ) -> Diagnostic:
         """A finding in file ``rel`` of this skill, at its rule's declared severity."""
-        return diagnostic(self.skill.display(rel), line, column, code, _clip(message),
-                          _clip(hint), url)
+        return diagnostic(
+            self.skill.display(rel), line, column, code, _clip(message), _clip(hint), url
+        )
 
     # -- paths -------------------------------------------------------------------------
     def _names_in(self, rel_dir: str) -> set[str] | None:

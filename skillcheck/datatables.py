@@ -48,8 +48,18 @@ def normalize_url(url: str) -> str:
     return urlunsplit((scheme, netloc, path, parts.query, ""))
 
 
-_EXAMPLE_SUFFIXES = (".example", ".invalid", ".test", ".localhost", ".local", ".internal",
-                     ".svc.cluster.local", "example.com", "example.org", "example.net")
+_EXAMPLE_SUFFIXES = (
+    ".example",
+    ".invalid",
+    ".test",
+    ".localhost",
+    ".local",
+    ".internal",
+    ".svc.cluster.local",
+    "example.com",
+    "example.org",
+    "example.net",
+)
 
 
 def is_example_url(url: str) -> bool:
@@ -74,8 +84,11 @@ def is_example_url(url: str) -> bool:
 
 @lru_cache(maxsize=1)
 def schema() -> dict[str, Any]:
-    text = resources.files("skillcheck").joinpath("schemas/sources.schema.json").read_text(
-        encoding="utf-8")
+    text = (
+        resources.files("skillcheck")
+        .joinpath("schemas/sources.schema.json")
+        .read_text(encoding="utf-8")
+    )
     data: dict[str, Any] = json.loads(text)
     return data
 
@@ -100,9 +113,13 @@ class SourceRegistry:
     urls: list[tuple[str, int, int]] = field(default_factory=list)  # every 'url': where it is
 
 
-def read_json(path: Path, schema_doc: dict[str, Any], schema_rel: str,
-              codes: tuple[str, str, str], raw: bytes | None = None
-              ) -> tuple[JsonDoc | None, list[DataProblem]]:
+def read_json(
+    path: Path,
+    schema_doc: dict[str, Any],
+    schema_rel: str,
+    codes: tuple[str, str, str],
+    raw: bytes | None = None,
+) -> tuple[JsonDoc | None, list[DataProblem]]:
     """Read (unless ``raw`` holds the bytes already), parse and schema-check one JSON data
     file; problems never raise.
 
@@ -124,31 +141,43 @@ def read_json(path: Path, schema_doc: dict[str, Any], schema_rel: str,
     try:
         doc = JsonDoc(text)
     except json.JSONDecodeError as exc:
-        problems.append(DataProblem(invalid, exc.lineno, exc.colno, f"invalid JSON: {exc.msg}",
-                                "fix the syntax; a trailing comma is a common cause"))
+        problems.append(
+            DataProblem(
+                invalid,
+                exc.lineno,
+                exc.colno,
+                f"invalid JSON: {exc.msg}",
+                "fix the syntax; a trailing comma is a common cause",
+            )
+        )
         return None, problems
     except RecursionError:
         problems.append(DataProblem(invalid, 1, 1, "invalid JSON: nesting too deep"))
         return None, problems
     for dpath, (line, col) in doc.duplicates:
-        problems.append(DataProblem(dup, line, col, f"duplicate key at {pointer(dpath)}",
-                                    "keep one"))
+        problems.append(
+            DataProblem(dup, line, col, f"duplicate key at {pointer(dpath)}", "keep one")
+        )
     from jsonschema import Draft202012Validator, FormatChecker
 
     validator = Draft202012Validator(schema_doc, format_checker=FormatChecker())
     for err in sorted(validator.iter_errors(doc.value), key=lambda e: list(map(str, e.path))):
         line, col = doc.where(tuple(err.path))
         msg = err.message if len(err.message) <= 200 else err.message[:197] + "..."
-        problems.append(DataProblem(schema_code, line, col, f"{pointer(tuple(err.path))}: {msg}",
-                                f"see {schema_rel}"))
+        problems.append(
+            DataProblem(
+                schema_code, line, col, f"{pointer(tuple(err.path))}: {msg}", f"see {schema_rel}"
+            )
+        )
     return doc, problems
 
 
 def load_registry(path: Path, raw: bytes | None = None) -> SourceRegistry:
     """Read and validate a sources.json; problems never raise."""
     reg = SourceRegistry()
-    doc, reg.problems = read_json(path, schema(), "skillcheck/schemas/sources.schema.json",
-                                  ("SC301", "SC302", "SC303"), raw)
+    doc, reg.problems = read_json(
+        path, schema(), "skillcheck/schemas/sources.schema.json", ("SC301", "SC302", "SC303"), raw
+    )
     if doc is None:
         return reg
     data = doc.value
@@ -166,8 +195,15 @@ def load_registry(path: Path, raw: bytes | None = None) -> SourceRegistry:
         if not isinstance(sid, str):
             continue
         if sid in reg.entries:
-            reg.problems.append(DataProblem("SC303", line, col, f"duplicate source id '{sid}'",
-                                        f"first defined on line {reg.lines[sid]}"))
+            reg.problems.append(
+                DataProblem(
+                    "SC303",
+                    line,
+                    col,
+                    f"duplicate source id '{sid}'",
+                    f"first defined on line {reg.lines[sid]}",
+                )
+            )
             continue
         reg.entries[sid] = entry
         reg.lines[sid] = line
@@ -175,10 +211,15 @@ def load_registry(path: Path, raw: bytes | None = None) -> SourceRegistry:
         if isinstance(url, str):
             key = normalize_url(url)
             if key in reg.by_url:
-                reg.problems.append(DataProblem(
-                    "SC304", line, col,
-                    f"'{sid}' repeats the URL of '{reg.by_url[key]}'",
-                    "one source, one entry: cite the existing id"))
+                reg.problems.append(
+                    DataProblem(
+                        "SC304",
+                        line,
+                        col,
+                        f"'{sid}' repeats the URL of '{reg.by_url[key]}'",
+                        "one source, one entry: cite the existing id",
+                    )
+                )
             else:
                 reg.by_url[key] = sid
     return reg
@@ -229,8 +270,9 @@ def load_table(path: Path, stem: str, raw: bytes | None = None) -> DataTable | N
     if schema_doc is None:
         return None
     table = DataTable(data_rel(stem))
-    doc, table.problems = read_json(path, schema_doc, schema_rel(stem),
-                                    (INVALID, SCHEMA, DUPLICATE), raw)
+    doc, table.problems = read_json(
+        path, schema_doc, schema_rel(stem), (INVALID, SCHEMA, DUPLICATE), raw
+    )
     if doc is None:
         return table
     key = DATA_TABLES.get(stem, stem)
@@ -245,8 +287,15 @@ def load_table(path: Path, stem: str, raw: bytes | None = None) -> DataTable | N
         if isinstance(eid, str):
             line, col = doc.where((key, i, "id"))
             if eid in first:
-                table.problems.append(DataProblem(DUPLICATE, line, col, f"duplicate id '{eid}' in "
-                                              f"$.{key}", f"first defined on line {first[eid]}"))
+                table.problems.append(
+                    DataProblem(
+                        DUPLICATE,
+                        line,
+                        col,
+                        f"duplicate id '{eid}' in $.{key}",
+                        f"first defined on line {first[eid]}",
+                    )
+                )
             else:
                 first[eid] = line
         sources = entry.get("sources")
@@ -283,8 +332,13 @@ def _schema_key(stem: str) -> str:
     return hashlib.blake2b(json.dumps(doc, sort_keys=True).encode(), digest_size=8).hexdigest()
 
 
-def _stored(store: Store | None, path: Path, stem: str, kind: type[T],
-            load: Callable[[Path, bytes | None], T | None]) -> T | None:
+def _stored(
+    store: Store | None,
+    path: Path,
+    stem: str,
+    kind: type[T],
+    load: Callable[[Path, bytes | None], T | None],
+) -> T | None:
     """``load`` the file, through ``store`` keyed by its bytes and its schema."""
     if store is None:
         return load(path, None)
@@ -321,6 +375,5 @@ def load_skill_data(root: Path, files: Iterable[str], store: Store | None) -> Sk
             if table is not None:
                 data.tables.append(table)
     if SOURCES_REL in present:
-        data.registry = _stored(store, root / SOURCES_REL, "sources", SourceRegistry,
-                                load_registry)
+        data.registry = _stored(store, root / SOURCES_REL, "sources", SourceRegistry, load_registry)
     return data

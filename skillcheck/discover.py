@@ -10,18 +10,39 @@ from pathlib import Path
 from skillcheck.diagnostics import Diagnostic
 from skillcheck.registry import declare, diagnostic
 
-SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
-             ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist", ".eggs"}
+SKIP_DIRS = {
+    ".git",
+    ".hg",
+    ".svn",
+    "node_modules",
+    "__pycache__",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    "build",
+    "dist",
+    ".eggs",
+}
 MARKDOWN_SUFFIXES = {".md", ".markdown"}
 
 declare("SC101", "no-skill", "error", "No SKILL.md under the given path.")
 declare("SC220", "unreadable-file", "error", "A file cannot be read (permissions, I/O error).")
-declare("SC221", "not-utf8", "error", "A Markdown file is not valid UTF-8 (the byte offset is given).")
+declare(
+    "SC221", "not-utf8", "error", "A Markdown file is not valid UTF-8 (the byte offset is given)."
+)
 declare("SC222", "binary-file", "error", "A Markdown file holds binary data (NUL bytes).")
-declare("SC223", "file-too-large", "error", "A Markdown file is over the size cap (max-file-bytes).")
+declare(
+    "SC223", "file-too-large", "error", "A Markdown file is over the size cap (max-file-bytes)."
+)
 declare("SC224", "bad-symlink", "error", "A symlink is broken or loops.")
 declare("SC225", "empty-file", "warning", "A Markdown file is empty.")
-declare("SC226", "symlink-escapes", "error", "A file in the skill is a symlink to a place outside it.")
+declare(
+    "SC226", "symlink-escapes", "error", "A file in the skill is a symlink to a place outside it."
+)
 
 
 @dataclass
@@ -86,8 +107,9 @@ def _skill_md_name(names: list[str] | set[str]) -> str | None:
     return None
 
 
-def find_skills(start: Path, exclude: tuple[str, ...], cwd: Path,
-                base: Path | None = None) -> tuple[list[Skill], list[Diagnostic]]:
+def find_skills(
+    start: Path, exclude: tuple[str, ...], cwd: Path, base: Path | None = None
+) -> tuple[list[Skill], list[Diagnostic]]:
     """Every folder holding a SKILL.md under ``start`` (which may itself be one).
     ``exclude`` patterns are relative to ``base`` (the config file's folder)."""
     problems: list[Diagnostic] = []
@@ -108,9 +130,16 @@ def find_skills(start: Path, exclude: tuple[str, ...], cwd: Path,
             seen.add(key)
             entries = list(os.scandir(d))
         except OSError as exc:
-            problems.append(diagnostic(display_path(d, cwd), 0, 0, "SC220",
-                                       f"cannot list directory: {exc.strerror or exc}",
-                                       "check permissions"))
+            problems.append(
+                diagnostic(
+                    display_path(d, cwd),
+                    0,
+                    0,
+                    "SC220",
+                    f"cannot list directory: {exc.strerror or exc}",
+                    "check permissions",
+                )
+            )
             continue
         file_names = set()
         for e in entries:
@@ -118,15 +147,28 @@ def find_skills(start: Path, exclude: tuple[str, ...], cwd: Path,
                 if not e.is_dir():
                     file_names.add(e.name)
                 elif e.name.lower() == "skill.md":
-                    problems.append(diagnostic(
-                        display_path(Path(e.path), cwd), 0, 0, "SC101",
-                        f"{e.name} is a folder, not a file", "SKILL.md must be a Markdown file"))
+                    problems.append(
+                        diagnostic(
+                            display_path(Path(e.path), cwd),
+                            0,
+                            0,
+                            "SC101",
+                            f"{e.name} is a folder, not a file",
+                            "SKILL.md must be a Markdown file",
+                        )
+                    )
             except OSError:
                 file_names.add(e.name)
         md = _skill_md_name(file_names)
         if md is not None:
-            skills.append(Skill(root=d, display_root=display_path(d, cwd), skill_md=md,
-                                is_repo_root=(d / ".git").exists()))
+            skills.append(
+                Skill(
+                    root=d,
+                    display_root=display_path(d, cwd),
+                    skill_md=md,
+                    is_repo_root=(d / ".git").exists(),
+                )
+            )
         for e in sorted(entries, key=lambda e: e.name, reverse=True):
             if e.name in SKIP_DIRS or e.name.startswith("."):
                 continue
@@ -140,15 +182,23 @@ def find_skills(start: Path, exclude: tuple[str, ...], cwd: Path,
                 continue
             stack.append(Path(e.path))
     if not skills:
-        problems.append(diagnostic(display_path(start_abs, cwd), 0, 0, "SC101",
-                                   "no SKILL.md found here or in any folder below",
-                                   "a skill is a folder with a SKILL.md file at its top"))
+        problems.append(
+            diagnostic(
+                display_path(start_abs, cwd),
+                0,
+                0,
+                "SC101",
+                "no SKILL.md found here or in any folder below",
+                "a skill is a folder with a SKILL.md file at its top",
+            )
+        )
     skills.sort(key=lambda s: s.root.as_posix())
     return skills, problems
 
 
-def collect_files(skill: Skill, other_roots: set[Path], exclude: tuple[str, ...],
-                  exclude_base: Path) -> None:
+def collect_files(
+    skill: Skill, other_roots: set[Path], exclude: tuple[str, ...], exclude_base: Path
+) -> None:
     """Fill ``skill.files``: everything below the skill but nested skills and skipped folders."""
     root = skill.root
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
@@ -191,20 +241,36 @@ def _check_symlink(skill: Skill, p: Path) -> bool:
     try:
         target = p.resolve(strict=True)
     except (OSError, RuntimeError) as exc:
-        msg = "symlink loops" if "loop" in str(exc).lower() or isinstance(exc, RuntimeError) \
+        msg = (
+            "symlink loops"
+            if "loop" in str(exc).lower() or isinstance(exc, RuntimeError)
             else "symlink is broken"
-        skill.problems.append(diagnostic(skill.display(rel), 0, 0, "SC224",
-                                         f"{msg}: {rel} -> {os.readlink(p)}",
-                                         "fix or remove the link"))
+        )
+        skill.problems.append(
+            diagnostic(
+                skill.display(rel),
+                0,
+                0,
+                "SC224",
+                f"{msg}: {rel} -> {os.readlink(p)}",
+                "fix or remove the link",
+            )
+        )
         return False
     try:
         target.relative_to(skill.root)
     except ValueError:
         code = "SC126" if rel.lower() == "skill.md" else "SC226"
-        skill.problems.append(diagnostic(
-            skill.display(rel), 0, 0, code,
-            f"{rel} is a symlink to {target}, outside the skill",
-            "copy the file into the skill: a packed or installed skill does not carry the target"))
+        skill.problems.append(
+            diagnostic(
+                skill.display(rel),
+                0,
+                0,
+                code,
+                f"{rel} is a symlink to {target}, outside the skill",
+                "copy the file into the skill: a packed or installed skill does not carry the target",
+            )
+        )
         return False
     return True
 
@@ -219,42 +285,86 @@ class ReadResult:
 def _position(data: bytes, offset: int) -> tuple[int, int]:
     """1-based line and column (in characters, as every other position) of a byte offset."""
     start = data.rfind(b"\n", 0, offset) + 1
-    return (data.count(b"\n", 0, offset) + 1,
-            len(data[start:offset].decode("utf-8", errors="replace")) + 1)
+    return (
+        data.count(b"\n", 0, offset) + 1,
+        len(data[start:offset].decode("utf-8", errors="replace")) + 1,
+    )
 
 
 def read_markdown(path: Path, display: str, max_bytes: int) -> ReadResult:
     try:
         size = path.stat().st_size
     except OSError as exc:
-        return ReadResult(None, None, diagnostic(display, 0, 0, "SC220",
-                                                 f"cannot read file: {exc.strerror or exc}",
-                                                 "check permissions"))
+        return ReadResult(
+            None,
+            None,
+            diagnostic(
+                display,
+                0,
+                0,
+                "SC220",
+                f"cannot read file: {exc.strerror or exc}",
+                "check permissions",
+            ),
+        )
     if size > max_bytes:
-        return ReadResult(None, None, diagnostic(
-            display, 0, 0, "SC223",
-            f"file is {size:,} bytes, over the {max_bytes:,}-byte cap",
-            "split the file, or raise max-file-bytes in [tool.skillcheck]"))
+        return ReadResult(
+            None,
+            None,
+            diagnostic(
+                display,
+                0,
+                0,
+                "SC223",
+                f"file is {size:,} bytes, over the {max_bytes:,}-byte cap",
+                "split the file, or raise max-file-bytes in [tool.skillcheck]",
+            ),
+        )
     try:
         with open(path, "rb") as fh:
             data = fh.read(max_bytes + 1)
     except OSError as exc:
-        return ReadResult(None, None, diagnostic(display, 0, 0, "SC220",
-                                                 f"cannot read file: {exc.strerror or exc}",
-                                                 "check permissions"))
+        return ReadResult(
+            None,
+            None,
+            diagnostic(
+                display,
+                0,
+                0,
+                "SC220",
+                f"cannot read file: {exc.strerror or exc}",
+                "check permissions",
+            ),
+        )
     if b"\x00" in data:
         off = data.index(b"\x00")
         line, col = _position(data, off)
-        return ReadResult(None, data, diagnostic(
-            display, line, col, "SC222",
-            f"binary data (NUL byte at byte offset {off})",
-            "Markdown files must be text; move binary files out of the Markdown"))
+        return ReadResult(
+            None,
+            data,
+            diagnostic(
+                display,
+                line,
+                col,
+                "SC222",
+                f"binary data (NUL byte at byte offset {off})",
+                "Markdown files must be text; move binary files out of the Markdown",
+            ),
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line, col = _position(data, exc.start)
-        return ReadResult(None, data, diagnostic(
-            display, line, col, "SC221",
-            f"not valid UTF-8: byte 0x{data[exc.start]:02x} at byte offset {exc.start}",
-            "re-save the file as UTF-8"))
+        return ReadResult(
+            None,
+            data,
+            diagnostic(
+                display,
+                line,
+                col,
+                "SC221",
+                f"not valid UTF-8: byte 0x{data[exc.start]:02x} at byte offset {exc.start}",
+                "re-save the file as UTF-8",
+            ),
+        )
     return ReadResult(text, data, None)

@@ -109,21 +109,26 @@ _SHORTCUT = re.compile(r"(?<![\]\\])(!?)\[(" + _BRACKET + r")\](?![\[(:])")
 _AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>")
 _HTML_TAG = re.compile(r"<([A-Za-z][A-Za-z0-9-]*)\b([^<>]*)>")
 _LINK_TAGS = {"a", "img", "source", "link", "iframe", "script"}
-_TAG_ATTR = re.compile(r"\b(href|src|id|name)\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s>]+)",
-                       re.IGNORECASE)
+_TAG_ATTR = re.compile(r"\b(href|src|id|name)\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s>]+)", re.IGNORECASE)
 _HTML_COMMENT = re.compile(r"<!--([\s\S]*?)-->")
 _URL = re.compile(r"https?://[^\s<>()\[\]\"'`|\\]+")
 _DEF_DEST = re.compile(r"\]:[ \t]*")  # a link definition's destination follows
 _ATTR = re.compile(r"([A-Za-z_][\w-]*)\s*=\s*(\"[^\"]*\"|'[^']*'|\S+)")
 
 ENGINE_NAMES = {  # how pages name engines -> manifest engine ids
-    "vllm": "vllm", "sglang": "sglang", "tensorrt-llm": "tensorrt-llm", "trt-llm": "tensorrt-llm",
-    "trtllm": "tensorrt-llm", "llama.cpp": "llama.cpp", "llamacpp": "llama.cpp",
+    "vllm": "vllm",
+    "sglang": "sglang",
+    "tensorrt-llm": "tensorrt-llm",
+    "trt-llm": "tensorrt-llm",
+    "trtllm": "tensorrt-llm",
+    "llama.cpp": "llama.cpp",
+    "llamacpp": "llama.cpp",
 }
 APPLIES_LINES = 40  # the "Applies to:" line is looked for in a page's first lines
 _APPLIES = re.compile(r"Applies to:?\**\s*(.+)", re.IGNORECASE)
 _DECL = re.compile(
-    r"(vLLM|SGLang|TensorRT-LLM|TRT-LLM|llama\.cpp)\s+(?:v(?=\d))?(b?\d+(?:\.\d+)*)", re.IGNORECASE)
+    r"(vLLM|SGLang|TensorRT-LLM|TRT-LLM|llama\.cpp)\s+(?:v(?=\d))?(b?\d+(?:\.\d+)*)", re.IGNORECASE
+)
 
 
 def applies_to(lines: list[str]) -> dict[str, str]:
@@ -191,7 +196,7 @@ def _mask_code_spans(s: str) -> tuple[str, list[tuple[int, str]]]:
             continue
         j = same[k]
         end_start = runs[j][0]
-        body = s[start + n:end_start]
+        body = s[start + n : end_start]
         spans.append((start + n, body))
         pieces.append(s[last:start])
         pieces.append(" " * (end_start + n - start))
@@ -245,8 +250,8 @@ def _scan_html(doc: ParsedDoc, text: str, start_line0: int, lines: list[str]) ->
         if end == -1:
             break
         line, _ = loc.at(pos, "<!--")
-        doc.html_comments.append((text[pos + 4:end].strip(), line))
-        stripped = stripped[:pos] + " " * (end + 3 - pos) + stripped[end + 3:]
+        doc.html_comments.append((text[pos + 4 : end].strip(), line))
+        stripped = stripped[:pos] + " " * (end + 3 - pos) + stripped[end + 3 :]
         pos = text.find("<!--", end + 3)
     for tag in _HTML_TAG.finditer(stripped):
         name = tag.group(1).lower()
@@ -271,8 +276,9 @@ def _scan_urls(doc: ParsedDoc, content: str, loc: _Locator) -> None:
         doc.urls.append((url, line, col))
 
 
-def _scan_inline(doc: ParsedDoc, content: str, start_line0: int, lines: list[str],
-                 labels: set[str]) -> None:
+def _scan_inline(
+    doc: ParsedDoc, content: str, start_line0: int, lines: list[str], labels: set[str]
+) -> None:
     masked, spans = _mask_code_spans(content)
     loc = _Locator(lines, start_line0, content)
     if "://" in content:
@@ -293,8 +299,13 @@ def _scan_inline(doc: ParsedDoc, content: str, start_line0: int, lines: list[str
         # links nested in the text of an image link ([![alt](img)](target))
         inner = m.group(2)
         if "](" in inner:
-            _scan_inline(doc, content[m.start(2):m.end(2)],
-                         start_line0 + content.count("\n", 0, m.start(2)), lines, labels)
+            _scan_inline(
+                doc,
+                content[m.start(2) : m.end(2)],
+                start_line0 + content.count("\n", 0, m.start(2)),
+                lines,
+                labels,
+            )
 
     def free(a: int, b: int) -> bool:
         return all(b <= s or a >= e for s, e in taken)
@@ -369,8 +380,9 @@ def parse(text: str) -> ParsedDoc:
         if 0 <= line0 < len(lines):
             dest = _DEF_DEST.search(lines[line0])
             col = dest.end() + 1 if dest else 1
-        doc.definitions.append(Link(ref.get("href", ""), line0 + 1, col, "definition",
-                                    normalize_label(key)))
+        doc.definitions.append(
+            Link(ref.get("href", ""), line0 + 1, col, "definition", normalize_label(key))
+        )
     slugger = Slugger()
     i = 0
     n = len(tokens)
@@ -391,8 +403,9 @@ def parse(text: str) -> ParsedDoc:
         elif ttype in ("fence", "code_block"):
             mp = tok.map or [0, 0]
             if "://" in tok.content:
-                _scan_urls(doc, tok.content, _Locator(lines, mp[0] + (ttype == "fence"),
-                                                      tok.content))
+                _scan_urls(
+                    doc, tok.content, _Locator(lines, mp[0] + (ttype == "fence"), tok.content)
+                )
             if ttype == "code_block":
                 i += 1
                 continue
@@ -405,4 +418,3 @@ def parse(text: str) -> ParsedDoc:
                 _scan_urls(doc, tok.content, _Locator(lines, line0, tok.content))
         i += 1
     return doc
-

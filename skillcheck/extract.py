@@ -39,8 +39,12 @@ def named_blocks(text: str) -> list[tuple[str, int, str]]:
 def safe_target(out_dir: Path, name: str) -> Path | None:
     """The path for ``name`` under ``out_dir``, or None when it would escape it."""
     p = PurePosixPath(name.replace("\\", "/"))
-    if p.is_absolute() or not p.parts or any(part in ("..", "") for part in p.parts) \
-            or (len(name) > 1 and name[1] == ":"):
+    if (
+        p.is_absolute()
+        or not p.parts
+        or any(part in ("..", "") for part in p.parts)
+        or (len(name) > 1 and name[1] == ":")
+    ):
         return None
     target = (out_dir / Path(*p.parts)).resolve()
     try:

@@ -11,8 +11,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 Path = tuple[str | int, ...]
-scanstring = cast(Callable[[str, int], tuple[str, int]],
-                  json.decoder.scanstring)  # type: ignore[attr-defined]
+scanstring = cast(Callable[[str, int], tuple[str, int]], json.decoder.scanstring)  # type: ignore[attr-defined]
 
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")

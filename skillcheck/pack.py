@@ -30,8 +30,15 @@ from skillcheck.document import ParsedDoc
 from skillcheck.linktargets import local_file
 
 PACK_DIRS = ("references", "assets", "data", "scripts")
-LICENSE_NAMES = ("LICENSE", "LICENSE.txt", "LICENSE.md", "LICENCE", "LICENCE.txt",
-                 "LICENCE.md", "COPYING")
+LICENSE_NAMES = (
+    "LICENSE",
+    "LICENSE.txt",
+    "LICENSE.md",
+    "LICENCE",
+    "LICENCE.txt",
+    "LICENCE.md",
+    "COPYING",
+)
 NEVER_DIRS = {"__pycache__", "node_modules"}
 NEVER_SUFFIXES = (".pyc", ".pyo")
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
@@ -56,8 +63,11 @@ class Packed:
 
 def _never(rel: str) -> bool:
     parts = rel.split("/")
-    return (any(p.startswith(".") for p in parts) or any(p in NEVER_DIRS for p in parts)
-            or rel.endswith(NEVER_SUFFIXES))
+    return (
+        any(p.startswith(".") for p in parts)
+        or any(p in NEVER_DIRS for p in parts)
+        or rel.endswith(NEVER_SUFFIXES)
+    )
 
 
 def select_files(skill: Skill, docs: Mapping[str, ParsedDoc]) -> list[str]:
@@ -89,8 +99,10 @@ def select_files(skill: Skill, docs: Mapping[str, ParsedDoc]) -> list[str]:
                 seen.add(target)
                 queue.append(target)
     if left_out:
-        raise PackError("a packed page links a file that cannot be packed (excluded from the "
-                        "check, or a dotfile or cache): " + "; ".join(sorted(set(left_out))))
+        raise PackError(
+            "a packed page links a file that cannot be packed (excluded from the "
+            "check, or a dotfile or cache): " + "; ".join(sorted(set(left_out)))
+        )
     return sorted(f for f in chosen if not _never(f))
 
 
@@ -158,8 +170,9 @@ def pack_skill(skill: Skill, docs: Mapping[str, ParsedDoc], out_dir: Path) -> Pa
     data = build_zip(skill.root, top, files)
     path = out_dir / archive_name(frontmatter, top)
     write_atomic(path, data)
-    return Packed(path, hashlib.sha256(data).hexdigest(), top,
-                  tuple(f"{top}/{f}" for f in files), len(data))
+    return Packed(
+        path, hashlib.sha256(data).hexdigest(), top, tuple(f"{top}/{f}" for f in files), len(data)
+    )
 
 
 def pick(skills: Iterable[Skill], root: Path) -> Skill | None:

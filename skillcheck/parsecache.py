@@ -65,10 +65,21 @@ class PickleStore:
                 loaded = pickle.load(fh)
         except FileNotFoundError:
             return
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError,
-                ValueError, TypeError, IndexError, MemoryError) as exc:
-            _warn(f"ignoring the unreadable cache file {path} ({type(exc).__name__}); "
-                  "it is rewritten at the end of the run")
+        except (
+            OSError,
+            pickle.UnpicklingError,
+            EOFError,
+            AttributeError,
+            ImportError,
+            ValueError,
+            TypeError,
+            IndexError,
+            MemoryError,
+        ) as exc:
+            _warn(
+                f"ignoring the unreadable cache file {path} ({type(exc).__name__}); "
+                "it is rewritten at the end of the run"
+            )
             return
         if isinstance(loaded, dict):
             self.data = loaded
@@ -89,7 +100,7 @@ class PickleStore:
     def save(self) -> None:
         if not self.dirty and len(self.used) == len(self.data):
             return
-        keep = dict([(k, self.data[k]) for k in self.used][-self.max_entries:])
+        keep = dict([(k, self.data[k]) for k in self.used][-self.max_entries :])
         write_atomic(self.path, pickle.dumps(keep, protocol=pickle.HIGHEST_PROTOCOL))
         self.dirty = False
 

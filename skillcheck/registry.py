@@ -40,8 +40,15 @@ def declare(code: str, name: str, severity: Severity | str, summary: str) -> Rul
     return r
 
 
-def diagnostic(path: str, line: int, column: int, code: str, message: str, hint: str = "",
-               url: str | None = None) -> Diagnostic:
+def diagnostic(
+    path: str,
+    line: int,
+    column: int,
+    code: str,
+    message: str,
+    hint: str = "",
+    url: str | None = None,
+) -> Diagnostic:
     """A finding of a declared rule, at the severity its declaration gives (the one place a
     code's severity is written)."""
     return Diagnostic(path, line, column, code, RULES[code].severity, message, hint, url)
@@ -55,8 +62,11 @@ def selected(code: str, select: Sequence[str], ignore: Sequence[str]) -> bool:
 
 
 INTERNAL_ERROR = declare(
-    "SC000", "internal-error", "error",
-    "A checker raised an exception: a bug in skillcheck, reported rather than hidden.").code
+    "SC000",
+    "internal-error",
+    "error",
+    "A checker raised an exception: a bug in skillcheck, reported rather than hidden.",
+).code
 
 
 def checker(family: str) -> Callable[[Checker], Checker]:
@@ -73,8 +83,11 @@ def checker(family: str) -> Callable[[Checker], Checker]:
 def active_checkers(select: Sequence[str], ignore: Sequence[str]) -> list[tuple[str, Checker]]:
     """The checkers that may emit a selected code; the others are not run at all."""
     load_builtin_rules()
-    return [(family, fn) for family, fn in CHECKERS
-            if any(code.startswith(family) and selected(code, select, ignore) for code in RULES)]
+    return [
+        (family, fn)
+        for family, fn in CHECKERS
+        if any(code.startswith(family) and selected(code, select, ignore) for code in RULES)
+    ]
 
 
 def load_builtin_rules() -> None:

@@ -16,9 +16,11 @@ def summary_line(result: Result) -> str:
     def n(k: int, word: str) -> str:
         return f"{k} {word}{'' if k == 1 else 's'}"
 
-    return (f"{n(result.errors, 'error')}, {n(result.warnings, 'warning')} in "
-            f"{n(result.skills, 'skill')} ({n(result.files, 'Markdown file')}) "
-            f"in {result.elapsed:.2f}s")
+    return (
+        f"{n(result.errors, 'error')}, {n(result.warnings, 'warning')} in "
+        f"{n(result.skills, 'skill')} ({n(result.files, 'Markdown file')}) "
+        f"in {result.elapsed:.2f}s"
+    )
 
 
 def location(d: Diagnostic) -> str:
@@ -39,13 +41,20 @@ def text(result: Result, out: TextIO, err: TextIO) -> None:
 
 
 def summary_dict(result: Result) -> dict[str, object]:
-    return {"errors": result.errors, "warnings": result.warnings, "skills": result.skills,
-            "files": result.files, "elapsed_seconds": round(result.elapsed, 3)}
+    return {
+        "errors": result.errors,
+        "warnings": result.warnings,
+        "skills": result.skills,
+        "files": result.files,
+        "elapsed_seconds": round(result.elapsed, 3),
+    }
 
 
 def as_json(result: Result, out: TextIO, err: TextIO) -> None:
-    payload = {"diagnostics": [d.as_dict() for d in result.diagnostics],
-               "summary": summary_dict(result)}
+    payload = {
+        "diagnostics": [d.as_dict() for d in result.diagnostics],
+        "summary": summary_dict(result),
+    }
     out.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
 
 
@@ -75,12 +84,14 @@ def sarif(result: Result, out: TextIO, err: TextIO) -> None:
     rules = []
     for code in used:
         r = RULES.get(code)
-        rules.append({
-            "id": code,
-            "name": r.name if r else code,
-            "shortDescription": {"text": r.summary if r else code},
-            "defaultConfiguration": {"level": (r.severity.value if r else "error")},
-        })
+        rules.append(
+            {
+                "id": code,
+                "name": r.name if r else code,
+                "shortDescription": {"text": r.summary if r else code},
+                "defaultConfiguration": {"level": (r.severity.value if r else "error")},
+            }
+        )
     results = []
     for d in result.diagnostics:
         region: dict[str, int] = {}
@@ -90,15 +101,24 @@ def sarif(result: Result, out: TextIO, err: TextIO) -> None:
         if region:
             loc["region"] = region
         msg = d.message + (f" Hint: {d.hint}" if d.hint else "")
-        results.append({"ruleId": d.code, "ruleIndex": index[d.code],
-                        "level": d.severity.value, "message": {"text": msg},
-                        "locations": [{"physicalLocation": loc}]})
+        results.append(
+            {
+                "ruleId": d.code,
+                "ruleIndex": index[d.code],
+                "level": d.severity.value,
+                "message": {"text": msg},
+                "locations": [{"physicalLocation": loc}],
+            }
+        )
     payload = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
-        "runs": [{"tool": {"driver": {"name": "skillcheck", "version": __version__,
-                                      "rules": rules}},
-                  "results": results}],
+        "runs": [
+            {
+                "tool": {"driver": {"name": "skillcheck", "version": __version__, "rules": rules}},
+                "results": results,
+            }
+        ],
     }
     out.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
     err.write(summary_line(result) + "\n")

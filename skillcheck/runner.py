@@ -84,8 +84,11 @@ def parse_all(items: list[tuple[str, str]], jobs: int) -> dict[str, ParsedDoc]:
         chunks = [items[a:b] for a, b in _ranges(len(items), workers)]
         results = fork_map(_parse_many, [[t for _, t in c] for c in chunks], workers)
         if results is not None:
-            return {key: doc for chunk, docs in zip(chunks, results, strict=True)
-                    for (key, _), doc in zip(chunk, docs, strict=True)}
+            return {
+                key: doc
+                for chunk, docs in zip(chunks, results, strict=True)
+                for (key, _), doc in zip(chunk, docs, strict=True)
+            }
     return {key: parse(text) for key, text in items}
 
 
@@ -100,17 +103,22 @@ def _check_range(bounds: tuple[int, int]) -> tuple[list[Diagnostic], Taken]:
     out: list[Diagnostic] = []
     for i in range(*bounds):
         skill = loaded.skills[i]
-        ctx = Context(config=config, cwd=cwd, skill=skill, docs=loaded.docs[i],
-                      data=loaded.data[i])
+        ctx = Context(config=config, cwd=cwd, skill=skill, docs=loaded.docs[i], data=loaded.data[i])
         for family, fn in checkers:
             try:
                 out.extend(fn(ctx))
             except Exception as exc:  # a bug: reported as an error, the other checkers go on
-                out.append(diagnostic(
-                    skill.display(skill.skill_md or "SKILL.md"), 0, 0, INTERNAL_ERROR,
-                    f"internal error: the {family}xx checker {fn.__module__}.{fn.__name__} "
-                    f"raised {type(exc).__name__}: {exc}"[:300],
-                    "a bug in skillcheck: please report it with the skill that triggers it"))
+                out.append(
+                    diagnostic(
+                        skill.display(skill.skill_md or "SKILL.md"),
+                        0,
+                        0,
+                        INTERNAL_ERROR,
+                        f"internal error: the {family}xx checker {fn.__module__}.{fn.__name__} "
+                        f"raised {type(exc).__name__}: {exc}"[:300],
+                        "a bug in skillcheck: please report it with the skill that triggers it",
+                    )
+                )
     return out, resultmemo.taken(resultmemo.for_config(config))
 
 
@@ -149,8 +157,9 @@ class Loaded:
     scope: str = "all"  # names the checked tree (its skill roots) for the caches
 
 
-def load_skills(paths: Iterable[Path], config: Config, cwd: Path,
-                exclude_base: Path | None = None) -> Loaded:
+def load_skills(
+    paths: Iterable[Path], config: Config, cwd: Path, exclude_base: Path | None = None
+) -> Loaded:
     """Find every skill under ``paths``; parse each of its Markdown files, and read and validate
     its data files, once (through the parse cache). Problems with single files go to
     ``skill.problems``. Shared by ``check``, ``pack`` and ``probe``."""
@@ -190,8 +199,16 @@ def load_skills(paths: Iterable[Path], config: Config, cwd: Path,
                 continue
             assert rr.text is not None and rr.data is not None
             if not rr.text.strip():
-                s.problems.append(diagnostic(s.display(rel), 0, 0, "SC225", "file is empty",
-                                             "write the page or delete it"))
+                s.problems.append(
+                    diagnostic(
+                        s.display(rel),
+                        0,
+                        0,
+                        "SC225",
+                        "file is empty",
+                        "write the page or delete it",
+                    )
+                )
             key = content_key(rr.data)
             doc = cache.get(key) if cache is not None else None
             if not isinstance(doc, ParsedDoc):  # a cache written by something else
@@ -214,14 +231,14 @@ def load_skills(paths: Iterable[Path], config: Config, cwd: Path,
     return Loaded(skills, docs_by_skill, diagnostics, files, data, scope)
 
 
-def run(paths: Iterable[Path], config: Config, cwd: Path,
-        exclude_base: Path | None = None) -> Result:
+def run(
+    paths: Iterable[Path], config: Config, cwd: Path, exclude_base: Path | None = None
+) -> Result:
     started = time.perf_counter()
     return check_loaded(load_skills(paths, config, cwd, exclude_base), config, cwd, started)
 
 
-def check_loaded(loaded: Loaded, config: Config, cwd: Path,
-                 started: float | None = None) -> Result:
+def check_loaded(loaded: Loaded, config: Config, cwd: Path, started: float | None = None) -> Result:
     """Run every offline rule on skills already loaded (``run`` is ``load_skills`` then this)."""
     if started is None:
         started = time.perf_counter()
@@ -231,8 +248,12 @@ def check_loaded(loaded: Loaded, config: Config, cwd: Path,
     for s in skills:
         diagnostics.extend(s.problems)
     diagnostics.extend(_check_all(loaded, config, cwd))
-    diagnostics = [d for d in diagnostics if d.code == INTERNAL_ERROR or
-                   selected(d.code, config.select, config.ignore)]
-    diagnostics = sorted(set(diagnostics), key=lambda d: (d.path, d.line, d.column, d.code,
-                                                          d.message))
+    diagnostics = [
+        d
+        for d in diagnostics
+        if d.code == INTERNAL_ERROR or selected(d.code, config.select, config.ignore)
+    ]
+    diagnostics = sorted(
+        set(diagnostics), key=lambda d: (d.path, d.line, d.column, d.code, d.message)
+    )
     return Result(diagnostics, len(skills), files, time.perf_counter() - started)

@@ -29,8 +29,8 @@ _Loader.yaml_implicit_resolvers = {
     for ch, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 _Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
-    list("tTfF"))
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
 MAX_EXPANDED_CHARS = 1_000_000
 
 
@@ -60,8 +60,9 @@ def _expanded_size(node: yaml.Node, memo: dict[int, int], depth: int = 0) -> int
     return total
 
 
-def _duplicates(node: yaml.Node, seen_nodes: set[int] | None = None
-                ) -> Iterator[tuple[str, yaml.Mark]]:
+def _duplicates(
+    node: yaml.Node, seen_nodes: set[int] | None = None
+) -> Iterator[tuple[str, yaml.Mark]]:
     seen_nodes = set() if seen_nodes is None else seen_nodes
     if id(node) in seen_nodes:
         return
@@ -83,8 +84,18 @@ def load_frontmatter(raw: str) -> tuple[Any, yaml.Node | None, list[tuple[str, s
     """Return (value, root node, problems) where problems are (code, message, 0-based line)."""
     problems: list[tuple[str, str, int]] = []
     if len(raw) > MAX_FRONTMATTER_CHARS:
-        return None, None, [("SC104", f"front-matter is {len(raw):,} characters, over the "
-                             f"{MAX_FRONTMATTER_CHARS:,} cap", 0)]
+        return (
+            None,
+            None,
+            [
+                (
+                    "SC104",
+                    f"front-matter is {len(raw):,} characters, over the "
+                    f"{MAX_FRONTMATTER_CHARS:,} cap",
+                    0,
+                )
+            ],
+        )
     # PyYAML refuses a tab after a plain scalar (yaml/pyyaml#306); trailing blanks carry no
     # meaning in front-matter, so they are dropped (line numbers are kept).
     raw = "\n".join(line.rstrip(" \t") for line in raw.split("\n"))
@@ -96,8 +107,13 @@ def load_frontmatter(raw: str) -> tuple[Any, yaml.Node | None, list[tuple[str, s
         for key, at in _duplicates(node):
             problems.append(("SC105", f"duplicate key '{key}'", at.line))
         if _expanded_size(node, {}) > MAX_EXPANDED_NODES:
-            problems.append(("SC106", f"aliases expand to more than {MAX_EXPANDED_NODES:,} "
-                             "nodes", node.start_mark.line))
+            problems.append(
+                (
+                    "SC106",
+                    f"aliases expand to more than {MAX_EXPANDED_NODES:,} nodes",
+                    node.start_mark.line,
+                )
+            )
             return None, node, problems
         value = loader.construct_document(node)
     except yaml.YAMLError as exc:
@@ -131,15 +147,22 @@ def load_yaml_stream(text: str) -> tuple[list[Any], list[tuple[str, str, int, in
             for key, at in _duplicates(node):
                 problems.append(("SC105", f"duplicate key '{key}'", at.line, at.column))
             if _expanded_size(node, {}) > MAX_EXPANDED_NODES:
-                problems.append(("SC106", "aliases expand past the bound", node.start_mark.line,
-                                 node.start_mark.column))
+                problems.append(
+                    (
+                        "SC106",
+                        "aliases expand past the bound",
+                        node.start_mark.line,
+                        node.start_mark.column,
+                    )
+                )
                 break
             values.append(loader.construct_document(node))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         msg = str(getattr(exc, "problem", None) or exc).strip()
-        problems.append(("SC104", f"invalid YAML: {msg}", mark.line if mark else 0,
-                         mark.column if mark else 0))
+        problems.append(
+            ("SC104", f"invalid YAML: {msg}", mark.line if mark else 0, mark.column if mark else 0)
+        )
     except (RecursionError, ValueError, TypeError, OverflowError) as exc:
         problems.append(("SC104", f"invalid YAML: {exc}", 0, 0))
     finally:

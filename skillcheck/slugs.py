@@ -11,8 +11,7 @@ import unicodedata
 _KEEP_CATEGORIES = {"Nd", "Nl", "Pc"}
 # Symbols that Unicode also counts as letters (Other_Alphabetic, category So): circled,
 # parenthesised and squared Latin letters. github-slugger keeps them.
-_ALPHABETIC_SYMBOLS = ((0x24B6, 0x24E9), (0x1F130, 0x1F149), (0x1F150, 0x1F169),
-                       (0x1F170, 0x1F189))
+_ALPHABETIC_SYMBOLS = ((0x24B6, 0x24E9), (0x1F130, 0x1F149), (0x1F150, 0x1F169), (0x1F170, 0x1F189))
 
 
 def _kept(ch: str) -> bool:

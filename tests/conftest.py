@@ -16,7 +16,6 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
-
 def _separate_stderr_on_click_8_1() -> None:
     """The tests read ``CliRunner().invoke(...).stderr``, as click 8.2 and later capture it:
     apart, with ``output`` holding both streams. Click 8.1 (the lowest release pyproject.toml
@@ -59,8 +58,12 @@ _real_connect = socket.socket.connect
 
 def _loopback_only(self: socket.socket, address: Any) -> Any:
     host = address[0] if isinstance(address, tuple) else address
-    if isinstance(host, str) and host not in ("127.0.0.1", "localhost", "::1") and \
-            not host.startswith("127.") and self.family in (socket.AF_INET, socket.AF_INET6):
+    if (
+        isinstance(host, str)
+        and host not in ("127.0.0.1", "localhost", "::1")
+        and not host.startswith("127.")
+        and self.family in (socket.AF_INET, socket.AF_INET6)
+    ):
         raise ConnectionRefusedError(f"tests may only reach loopback, not {host!r}")
     return _real_connect(self, address)
 
@@ -72,8 +75,9 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
-def _private_cache(tmp_path_factory: pytest.TempPathFactory,
-                   monkeypatch: pytest.MonkeyPatch) -> None:
+def _private_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
 
 

@@ -60,8 +60,9 @@ def _skill(tmp_path: Path, case: str = "full") -> Path:
     return tmp_path / case
 
 
-def test_second_run_parses_nothing(tmp_path: Path, cache_dir: Path,
-                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_second_run_parses_nothing(
+    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     skill = _skill(tmp_path)
     parsed = _counting(monkeypatch, engine_mod, "parse_all")
     cold = run([skill], _config(cache_dir), tmp_path)
@@ -76,14 +77,16 @@ def test_second_run_parses_nothing(tmp_path: Path, cache_dir: Path,
     guide.write_text(guide.read_text(encoding="utf-8") + "\nMore.\n", encoding="utf-8")
     seen: list[list[tuple[str, str]]] = []
     real = engine_mod.parse_all
-    monkeypatch.setattr(engine_mod, "parse_all",
-                        lambda items, jobs: seen.append(items) or real(items, jobs))
+    monkeypatch.setattr(
+        engine_mod, "parse_all", lambda items, jobs: seen.append(items) or real(items, jobs)
+    )
     run([skill], _config(cache_dir), tmp_path)
     assert len(seen) == 1 and len(seen[0]) == 1 and seen[0][0][1].endswith("More.\n")
 
 
-def test_no_cache_reads_and_writes_nothing(tmp_path: Path, cache_dir: Path,
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_cache_reads_and_writes_nothing(
+    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     skill = _skill(tmp_path)
     parsed = _counting(monkeypatch, engine_mod, "parse_all")
     for _ in range(2):
@@ -91,8 +94,9 @@ def test_no_cache_reads_and_writes_nothing(tmp_path: Path, cache_dir: Path,
     assert len(parsed) == 2 and not cache_dir.exists()
 
 
-def test_memo_is_read_by_the_next_run(tmp_path: Path, cache_dir: Path,
-                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_memo_is_read_by_the_next_run(
+    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     trees = []
     for case in ("sources-schema", "code-python"):
         shutil.copytree(FIXTURES / "fail" / case, tmp_path / case)
@@ -100,8 +104,9 @@ def test_memo_is_read_by_the_next_run(tmp_path: Path, cache_dir: Path,
     registry = _counting(monkeypatch, datatables, "load_registry")
     compiled: list[int] = []
     lang, real = codeblocks_mod.CHECKS["python"]
-    monkeypatch.setitem(codeblocks_mod.CHECKS, "python",
-                        (lang, lambda fence: compiled.append(1) or real(fence)))
+    monkeypatch.setitem(
+        codeblocks_mod.CHECKS, "python", (lang, lambda fence: compiled.append(1) or real(fence))
+    )
     cold = run(trees, _config(cache_dir), tmp_path)
     assert registry and compiled
     _new_process()
@@ -115,10 +120,12 @@ def test_memo_is_read_by_the_next_run(tmp_path: Path, cache_dir: Path,
     assert any(d.code == "SC601" for d in warm.diagnostics)
 
 
-@pytest.mark.parametrize("content", [b"not a pickle", b"", pickle.dumps(["a", "list"]),
-                                     b"\x80\x05\x95garbage"])
-def test_corrupt_cache_files_are_ignored_with_a_warning(tmp_path: Path, content: bytes,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "content", [b"not a pickle", b"", pickle.dumps(["a", "list"]), b"\x80\x05\x95garbage"]
+)
+def test_corrupt_cache_files_are_ignored_with_a_warning(
+    tmp_path: Path, content: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     shutil.copytree(FIXTURES / "fail" / "code-python", tmp_path / "code-python")
     skill = tmp_path / "code-python"
@@ -134,16 +141,19 @@ def test_corrupt_cache_files_are_ignored_with_a_warning(tmp_path: Path, content:
     assert (code, _strip_time(out)) == (first[0], _strip_time(first[1])), err
     assert "Traceback" not in out + err
     for p in names:
-        assert f"ignoring the cache file {p}" in err or \
-            f"ignoring the unreadable cache file {p}" in err
+        assert (
+            f"ignoring the cache file {p}" in err
+            or f"ignoring the unreadable cache file {p}" in err
+        )
         data = pickle.loads(p.read_bytes())  # rewritten whole
         assert isinstance(data, dict) and data
         if p.name.startswith("parse"):
             assert all(isinstance(v, ParsedDoc) for v in data.values())
 
 
-def test_store_warns_once_and_starts_empty(tmp_path: Path,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_store_warns_once_and_starts_empty(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "x.pickle"
     PickleStore(path)
     assert capsys.readouterr().err == ""  # a missing file is no problem
@@ -163,8 +173,7 @@ def test_parse_cache_is_scoped_by_tree(tmp_path: Path) -> None:
     assert a.path != b.path and a.path.parent == b.path.parent == tmp_path
 
 
-def test_a_crashing_checker_is_reported(tmp_path: Path,
-                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_crashing_checker_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from skillcheck.registry import CHECKERS, load_builtin_rules
 
     load_builtin_rules()
@@ -175,8 +184,9 @@ def test_a_crashing_checker_is_reported(tmp_path: Path,
 
     monkeypatch.setattr("skillcheck.registry.CHECKERS", [("SC1", broken), *CHECKERS])
     skill = _skill(tmp_path, "minimal")
-    code, out, err = invoke("check", "--no-cache", "--format", "json", "--select", "SC1",
-                            str(skill))
+    code, out, err = invoke(
+        "check", "--no-cache", "--format", "json", "--select", "SC1", str(skill)
+    )
     assert code == 1, out + err
     (diag,) = json.loads(out)["diagnostics"]
     assert diag["code"] == "SC000" and diag["severity"] == "error"
@@ -188,8 +198,9 @@ def test_a_crashing_checker_is_reported(tmp_path: Path,
     assert sorted(d["code"] for d in json.loads(out)["diagnostics"]) == ["SC000", "SC201"]
 
 
-def test_environment_cache_location_is_used(tmp_path: Path,
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_environment_cache_location_is_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     invoke("check", str(_skill(tmp_path, "minimal")))
     memo_mod._ACTIVE = None
@@ -203,9 +214,15 @@ def test_memo_is_saved_when_the_process_ends(tmp_path: Path) -> None:
 
     shutil.copytree(FIXTURES / "fail" / "code-python", tmp_path / "code-python")
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "xdg"))
-    res = subprocess.run([sys.executable, "-m", "skillcheck", "check", "code-python"],
-                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
-                         check=False)
+    res = subprocess.run(
+        [sys.executable, "-m", "skillcheck", "check", "code-python"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert res.returncode == 1 and "SC601" in res.stdout, res.stdout + res.stderr
     (memo,) = (tmp_path / "xdg").rglob("memo-v*-*.pickle")
     entries = pickle.loads(memo.read_bytes())

@@ -48,11 +48,17 @@ def test_json_format_exact() -> None:
     code, out, _ = invoke("check", "--no-cache", "--format", "json", ".", cwd=CASE)
     assert code == 1
     data = json.loads(out)
-    assert data["diagnostics"] == [{
-        "path": "SKILL.md", "line": 6, "column": 5, "code": "SC201", "severity": "error",
-        "message": "'references/missing.md' does not exist",
-        "hint": "check the path: it is resolved relative to the file that holds the link",
-    }]
+    assert data["diagnostics"] == [
+        {
+            "path": "SKILL.md",
+            "line": 6,
+            "column": 5,
+            "code": "SC201",
+            "severity": "error",
+            "message": "'references/missing.md' does not exist",
+            "hint": "check the path: it is resolved relative to the file that holds the link",
+        }
+    ]
     assert set(data["summary"]) == {"errors", "warnings", "skills", "files", "elapsed_seconds"}
     assert (data["summary"]["errors"], data["summary"]["warnings"]) == (1, 0)
 
@@ -77,8 +83,7 @@ def test_sarif_format() -> None:
     assert run["tool"]["driver"]["rules"][0]["id"] == "SC201"
     res = run["results"][0]
     assert res["ruleId"] == "SC201" and res["level"] == "error"
-    assert res["locations"][0]["physicalLocation"]["region"] == {"startLine": 6,
-                                                                  "startColumn": 5}
+    assert res["locations"][0]["physicalLocation"]["region"] == {"startLine": 6, "startColumn": 5}
 
 
 def test_warnings_exit_zero_unless_strict() -> None:
@@ -231,8 +236,12 @@ def test_python_dash_m() -> None:
     import subprocess
     import sys
 
-    res = subprocess.run([sys.executable, "-m", "skillcheck", "--version"],
-                         capture_output=True, text=True, check=False)
+    res = subprocess.run(
+        [sys.executable, "-m", "skillcheck", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert res.returncode == 0 and "skillcheck" in res.stdout
 
 
@@ -245,8 +254,9 @@ def test_memo_serves_the_same_findings(tmp_path: Path) -> None:
         assert cold[0] == warm[0] == 1 and strip[0] == strip[1] and strip[0]
 
 
-def test_cache_with_foreign_values_is_ignored(tmp_path: Path,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cache_with_foreign_values_is_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import pickle
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))

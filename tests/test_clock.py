@@ -42,7 +42,8 @@ def test_source_age_is_judged_against_the_configured_day() -> None:
     assert stale_on(dt.date(2020, 1, 1)) == []
     assert stale_on(dt.date(2020, 12, 31)) == []  # 365 days: the fixture's limit
     assert stale_on(dt.date(2021, 1, 1)) == [
-        "source 'src-2' was last checked 2020-01-01 (366 days ago)"]
+        "source 'src-2' was last checked 2020-01-01 (366 days ago)"
+    ]
 
 
 def test_without_the_variable_the_day_is_today(monkeypatch: pytest.MonkeyPatch) -> None:

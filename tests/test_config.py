@@ -18,8 +18,11 @@ from .test_cli import invoke
 # key -> (a valid TOML value, what it reads as, invalid TOML values)
 KEYS: dict[str, tuple[str, Any, list[str]]] = {
     "exclude": ('["a", "b/c"]', ("a", "b/c"), ["[1]", "true", '[""]', "{ a = 1 }"]),
-    "select": ('["sc2", "SC101"]', ("SC2", "SC101"),
-               ['["2"]', '["SC"]', '["SC9"]', '["SC2x"]', '[""]', "[2]", '["E501"]']),
+    "select": (
+        '["sc2", "SC101"]',
+        ("SC2", "SC101"),
+        ['["2"]', '["SC"]', '["SC9"]', '["SC2x"]', '[""]', "[2]", '["E501"]'],
+    ),
     "ignore": ('"SC209"', ("SC209",), ['["SC8"]', '[" "]', "1", '["SC1234"]']),
     "strict": ("true", True, ['"true"', "1", "0", '"yes"', "[]"]),
     "max-skill-lines": ("0", 0, ["-1", "1.5", '"500"', "true", "nan"]),
@@ -27,12 +30,22 @@ KEYS: dict[str, tuple[str, Any, list[str]]] = {
     "toc-threshold-lines": ("300", 300, ["-300", "300.0", "[300]"]),
     "max-file-bytes": ("2000000", 2_000_000, ["-1", "2e6", "true"]),
     "source-max-age-days": ("180", 180, ["-180", "180.5", '"180"', "false"]),
-    "url-allowlist": ('["https://internal.example/"]', ("https://internal.example/",),
-                      ['[""]', "[1]", "true"]),
-    "engine-pins": ('{ vllm = "0.33.0", sglang = "0.5.23" }',
-                    (("sglang", "0.5.23"), ("vllm", "0.33.0")),
-                    ['{ vllm = 0.33 }', '{ nosuchengine = "1.0" }', '["vllm"]', '{ vllm = "" }',
-                     '"vllm=0.33.0"']),
+    "url-allowlist": (
+        '["https://internal.example/"]',
+        ("https://internal.example/",),
+        ['[""]', "[1]", "true"],
+    ),
+    "engine-pins": (
+        '{ vllm = "0.33.0", sglang = "0.5.23" }',
+        (("sglang", "0.5.23"), ("vllm", "0.33.0")),
+        [
+            "{ vllm = 0.33 }",
+            '{ nosuchengine = "1.0" }',
+            '["vllm"]',
+            '{ vllm = "" }',
+            '"vllm=0.33.0"',
+        ],
+    ),
     "cache": ("false", False, ['"false"', "0"]),
     "cache-dir": ('"/tmp/x"', "/tmp/x", ['""', "1", "true", '["/tmp"]']),
     "jobs": ("0", 0, ["-1", "1.0", '"4"', "true"]),
@@ -56,8 +69,9 @@ def test_every_key_has_cases() -> None:
 
 
 def _write(tmp_path: Path, key: str, value: str) -> Path:
-    (tmp_path / "pyproject.toml").write_text(f"[tool.skillcheck]\n{key} = {value}\n",
-                                             encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text(
+        f"[tool.skillcheck]\n{key} = {value}\n", encoding="utf-8"
+    )
     return tmp_path
 
 
@@ -77,18 +91,22 @@ def test_invalid_value_is_a_config_error(tmp_path: Path, key: str, text: str) ->
     assert str(tmp_path / "pyproject.toml") in str(err.value)
 
 
-@pytest.mark.parametrize(("key", "text", "words"), [
-    ("max-skill-lines", "-1", "must be a non-negative integer"),
-    ("strict", '"true"', "must be true or false"),
-    ("timeout", "0", "must be a positive finite number"),
-    ("concurrency", "0", "must be a positive integer"),
-    ("select", '["SC9"]', "no rule code starts with 'SC9'"),
-    ("ignore", '[""]', "must not hold an empty string"),
-    ("engine-pins", '{ vlm = "0.33.0" }', "unknown engine 'vlm'; known engines: "),
-    ("exclude", "[1]", "must be a list of strings"),
-])
-def test_cli_reports_a_bad_value_as_a_usage_error(tmp_path: Path, key: str, text: str,
-                                                  words: str) -> None:
+@pytest.mark.parametrize(
+    ("key", "text", "words"),
+    [
+        ("max-skill-lines", "-1", "must be a non-negative integer"),
+        ("strict", '"true"', "must be true or false"),
+        ("timeout", "0", "must be a positive finite number"),
+        ("concurrency", "0", "must be a positive integer"),
+        ("select", '["SC9"]', "no rule code starts with 'SC9'"),
+        ("ignore", '[""]', "must not hold an empty string"),
+        ("engine-pins", '{ vlm = "0.33.0" }', "unknown engine 'vlm'; known engines: "),
+        ("exclude", "[1]", "must be a list of strings"),
+    ],
+)
+def test_cli_reports_a_bad_value_as_a_usage_error(
+    tmp_path: Path, key: str, text: str, words: str
+) -> None:
     shutil.copytree(FIXTURES / "pass" / "minimal", tmp_path / "minimal")
     _write(tmp_path, key, text)
     for command in ("check", "probe", "pack"):
@@ -100,9 +118,16 @@ def test_cli_reports_a_bad_value_as_a_usage_error(tmp_path: Path, key: str, text
 def test_defaults_without_a_table(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
     cfg, _ = load_config(tmp_path)
-    assert (cfg.max_skill_lines, cfg.max_skill_tokens, cfg.toc_threshold_lines,
-            cfg.max_file_bytes, cfg.source_max_age_days, cfg.strict, cfg.cache, cfg.jobs) == \
-        (500, 5000, 300, 2_000_000, 180, False, True, 0)
+    assert (
+        cfg.max_skill_lines,
+        cfg.max_skill_tokens,
+        cfg.toc_threshold_lines,
+        cfg.max_file_bytes,
+        cfg.source_max_age_days,
+        cfg.strict,
+        cfg.cache,
+        cfg.jobs,
+    ) == (500, 5000, 300, 2_000_000, 180, False, True, 0)
 
 
 def test_table_that_is_not_a_table(tmp_path: Path) -> None:

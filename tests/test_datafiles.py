@@ -39,8 +39,10 @@ def test_repository_table_is_clean() -> None:
     table = load_table(GPUS, "gpus")
     assert table is not None
     assert table.problems == []
-    registered = {s["id"] for s in json.loads(
-        (ROOT / "data" / "sources.json").read_text(encoding="utf-8"))["sources"]}
+    registered = {
+        s["id"]
+        for s in json.loads((ROOT / "data" / "sources.json").read_text(encoding="utf-8"))["sources"]
+    }
     assert {c.source_id for c in table.citations} <= registered
 
 
@@ -58,8 +60,9 @@ def test_repository_table_is_consistent() -> None:
             assert g["compute_capability"] is not None, g["id"]
         else:
             assert g["gfx_target"] is not None, g["id"]
-        nulls = [k for k, v in g.items() if v is None and k not in ("gfx_target",
-                                                                    "compute_capability")]
+        nulls = [
+            k for k, v in g.items() if v is None and k not in ("gfx_target", "compute_capability")
+        ]
         assert not nulls or g.get("note"), f"{g['id']}: null {nulls} without a note"
 
 
@@ -83,7 +86,7 @@ def test_nested_type_error_points_at_its_line(tmp_path: Path) -> None:
     table = load_table(path, "gpus")
     assert table is not None
     [problem] = table.problems
-    before = broken[:broken.index('"gbps_per_direction": "450"')]
+    before = broken[: broken.index('"gbps_per_direction": "450"')]
     line = before.count("\n") + 1
     col = len(before) - (before.rfind("\n") + 1) + 1 + len('"gbps_per_direction": ')
     assert (problem.code, problem.line, problem.column) == ("SC312", line, col)
@@ -113,13 +116,17 @@ def test_broken_copy_of_the_pack(tmp_path: Path) -> None:
     assert {c for c, _ in found} == {"SC312", "SC314"}
 
 
-def test_table_without_packaged_schema_is_skipped(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_table_without_packaged_schema_is_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert load_table(tmp_path / "nothing.json", "no-such-table") is None
     skill = tmp_path / "s"
     (skill / "data").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: s\ndescription: A table. Use in tests.\n---\n\n"
-                                    "Table: `data/no-such-table.json`.\n", encoding="utf-8")
+    (skill / "SKILL.md").write_text(
+        "---\nname: s\ndescription: A table. Use in tests.\n---\n\n"
+        "Table: `data/no-such-table.json`.\n",
+        encoding="utf-8",
+    )
     (skill / "data" / "no-such-table.json").write_text("{not json", encoding="utf-8")
     monkeypatch.setitem(datafiles.DATA_TABLES, "no-such-table", "rows")
     cfg, _ = load_config(skill, {"cache": False})
@@ -130,17 +137,17 @@ def test_table_without_packaged_schema_is_skipped(tmp_path: Path,
 # mem_capacity of NVIDIA's AIConfigurator system files (ai-dynamo/aiconfigurator at
 # 095f58a5, aic-core/src/aiconfigurator_core/systems/*.yaml), with the file's own comment
 AIC_MEM_CAPACITY = {
-    "a100-80gb": 85_899_345_920,        # a100_sxm: "80GiB"
-    "b200": 193_273_528_320,            # b200_sxm: "180GiB"
-    "b300": 288_400_343_040,            # b300_sxm: "275040MiB reported by nvidia-smi"
-    "gb200": 198_674_743_296,           # gb200: "189471MiB reported by nvidia-smi"
-    "gb300": 298_013_687_808,           # gb300: "284208MiB reported by nvidia-smi"
-    "h100-pcie": 85_899_345_920,        # h100_pcie: "80GiB"
-    "h100-sxm": 85_899_345_920,         # h100_sxm: "80GiB"
-    "h200-sxm": 151_397_597_184,        # h200_sxm: "141GiB"
-    "l4": 25_769_803_776,               # l4: "24GiB"
-    "l40s": 48_305_799_168,             # l40s: "46068 MiB"
-    "rtx-pro-6000-blackwell-server": 102_641_958_912,   # "97887 MiB reported by nvidia-smi"
+    "a100-80gb": 85_899_345_920,  # a100_sxm: "80GiB"
+    "b200": 193_273_528_320,  # b200_sxm: "180GiB"
+    "b300": 288_400_343_040,  # b300_sxm: "275040MiB reported by nvidia-smi"
+    "gb200": 198_674_743_296,  # gb200: "189471MiB reported by nvidia-smi"
+    "gb300": 298_013_687_808,  # gb300: "284208MiB reported by nvidia-smi"
+    "h100-pcie": 85_899_345_920,  # h100_pcie: "80GiB"
+    "h100-sxm": 85_899_345_920,  # h100_sxm: "80GiB"
+    "h200-sxm": 151_397_597_184,  # h200_sxm: "141GiB"
+    "l4": 25_769_803_776,  # l4: "24GiB"
+    "l40s": 48_305_799_168,  # l40s: "46068 MiB"
+    "rtx-pro-6000-blackwell-server": 102_641_958_912,  # "97887 MiB reported by nvidia-smi"
 }
 # ROCm's specification tables state VRAM in GiB (rocm-docs-gpu-arch-specs, rocm-docs-gpu-specs)
 ROCM_VRAM_GIB = {"mi300x": 192, "mi325x": 256, "mi355x": 288}
@@ -169,19 +176,31 @@ def test_schema_rejects_a_non_integer_device_memory() -> None:
     doc["gpus"][1]["memory_device_bytes"] = 0
     del doc["gpus"][2]["memory_device_bytes"]
     errors = sorted(list(e.path) for e in Draft202012Validator(schema).iter_errors(doc))
-    assert errors == [["gpus", 0, "memory_device_bytes"], ["gpus", 1, "memory_device_bytes"],
-                      ["gpus", 2]]
+    assert errors == [
+        ["gpus", 0, "memory_device_bytes"],
+        ["gpus", 1, "memory_device_bytes"],
+        ["gpus", 2],
+    ]
 
 
 # ---------------------------------------------------------------- the page's hardware table
 
 GPU_PAGE = ROOT / "references" / "gpu-optimization-checklists.md"
 ROW_IDS = {
-    "A100 80GB SXM": "a100-80gb", "H100 SXM": "h100-sxm", "H100 PCIe": "h100-pcie",
-    "H200 SXM": "h200-sxm", "L40S": "l40s", "L4": "l4", "B200 (HGX/DGX)": "b200",
-    "GB200 (per GPU)": "gb200", "B300 (HGX)": "b300", "GB300 (per GPU)": "gb300",
-    "RTX PRO 6000 Blackwell Server": "rtx-pro-6000-blackwell-server", "MI300X": "mi300x",
-    "MI325X": "mi325x", "MI355X": "mi355x",
+    "A100 80GB SXM": "a100-80gb",
+    "H100 SXM": "h100-sxm",
+    "H100 PCIe": "h100-pcie",
+    "H200 SXM": "h200-sxm",
+    "L40S": "l40s",
+    "L4": "l4",
+    "B200 (HGX/DGX)": "b200",
+    "GB200 (per GPU)": "gb200",
+    "B300 (HGX)": "b300",
+    "GB300 (per GPU)": "gb300",
+    "RTX PRO 6000 Blackwell Server": "rtx-pro-6000-blackwell-server",
+    "MI300X": "mi300x",
+    "MI325X": "mi325x",
+    "MI355X": "mi355x",
 }
 UNIT = {"GB": 10**9, "GiB": 2**30, "MiB": 2**20}
 
@@ -191,11 +210,10 @@ def _hardware_rows() -> list[dict[str, str]]:
     head = next(i for i, s in enumerate(lines) if s.startswith("| GPU | Arch (CC / gfx) |"))
     names = [c.strip() for c in lines[head].strip("|").split("|")]
     rows = []
-    for line in lines[head + 2:]:
+    for line in lines[head + 2 :]:
         if not line.startswith("|"):
             break
-        rows.append(dict(zip(names, (c.strip() for c in line.strip("|").split("|")),
-                             strict=True)))
+        rows.append(dict(zip(names, (c.strip() for c in line.strip("|").split("|")), strict=True)))
     return rows
 
 
@@ -216,8 +234,9 @@ def test_hardware_table_prints_gpus_json() -> None:
         g = gpus[ROW_IDS[row["GPU"]]]
         where = row["GPU"]
         # Arch: compute capability or gfx target
-        assert row["Arch (CC / gfx)"].split(", ")[1] == (g["compute_capability"]
-                                                         or g["gfx_target"]), where
+        assert row["Arch (CC / gfx)"].split(", ")[1] == (
+            g["compute_capability"] or g["gfx_target"]
+        ), where
         # Memory: the vendor's figure in the vendor's unit, then the memory type if printed
         mem = re.fullmatch(r"([\d,.]+) (GB|GiB|MiB)(?: (\S+))?(?: \(.*\))?", row["Memory"])
         assert mem, where
@@ -231,8 +250,11 @@ def test_hardware_table_prints_gpus_json() -> None:
             assert int(size[2].replace(",", "")) * 2**20 == g["memory_device_bytes"], where
         bw = row["Mem BW"]
         assert (None if bw == "n/v" else _rate_gbps(bw)) == g["memory_bandwidth_gbps"], where
-        for col, key in (("BF16", "bf16_dense_tflops"), ("FP8", "fp8_dense_tflops"),
-                         ("FP4", "fp4_dense_tflops")):
+        for col, key in (
+            ("BF16", "bf16_dense_tflops"),
+            ("FP8", "fp8_dense_tflops"),
+            ("FP4", "fp4_dense_tflops"),
+        ):
             assert _number(row[col]) == g[key], (where, col)
         # Link: every rate says total or per direction and equals the table's
         link, spec = row["Scale-up link per GPU"], g["interconnect"]

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from skillcheck.cli import main
 from skillcheck.extract import named_blocks, safe_target
 
-PAGE = '''# Template
+PAGE = """# Template
 
 ```python title="loadgen.py"
 print("hi")
@@ -26,7 +26,7 @@ echo unnamed
 ```bash title="../escape.sh"
 echo no
 ```
-'''
+"""
 
 
 def run(*args: str) -> tuple[int, str, str]:

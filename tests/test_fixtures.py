@@ -72,8 +72,10 @@ def expectations(case: Path) -> list[Expected]:
                     continue
                 m = _IN_EXPECT.match(line)
                 if m is None:
-                    pytest.fail(f"{case.name}/EXPECT:{n}: not 'path:line:col CODE severity "
-                                f"message': {line!r}")
+                    pytest.fail(
+                        f"{case.name}/EXPECT:{n}: not 'path:line:col CODE severity "
+                        f"message': {line!r}"
+                    )
                 out.append(Expected(m[1], int(m[2]), int(m[3]), m[4], m[5], _message(m[6])))
         elif p.suffix == ".md":
             try:
@@ -84,8 +86,10 @@ def expectations(case: Path) -> list[Expected]:
                 body = " ".join(c.group(1).split())
                 m = _IN_MD.match(body)
                 if m is None:
-                    pytest.fail(f"{case.name}/{rel}: not '<!-- expect: CODE line:col severity "
-                                f"message -->': {c.group(0)!r}")
+                    pytest.fail(
+                        f"{case.name}/{rel}: not '<!-- expect: CODE line:col severity "
+                        f"message -->': {c.group(0)!r}"
+                    )
                 out.append(Expected(rel, int(m[2]), int(m[3]), m[1], m[4], _message(m[5])))
     return sorted(out)
 
@@ -93,8 +97,10 @@ def expectations(case: Path) -> list[Expected]:
 def check(case: Path) -> list[Expected]:
     cfg, _ = load_config(case, {"cache": False})
     result = run([case], cfg, case, exclude_base=case)
-    return sorted(Expected(d.path, d.line, d.column, d.code, d.severity.value, d.message)
-                  for d in result.diagnostics)
+    return sorted(
+        Expected(d.path, d.line, d.column, d.code, d.severity.value, d.message)
+        for d in result.diagnostics
+    )
 
 
 @pytest.mark.parametrize("case", _cases("pass"), ids=lambda p: p.name)
@@ -113,9 +119,12 @@ def test_fail_fixture(case: Path) -> None:
 def test_expectations_are_read_from_both_places(tmp_path: Path) -> None:
     (tmp_path / "SKILL.md").write_text(
         "x\n<!-- expect: SC201 6:5 error 'a b' does not exist -->\n"
-        "<!-- expect:\n     SC204 7:1 warning wrapped   over lines -->\n", encoding="utf-8")
+        "<!-- expect:\n     SC204 7:1 warning wrapped   over lines -->\n",
+        encoding="utf-8",
+    )
     (tmp_path / "EXPECT").write_text(
-        "# comment\n\nreferences/a b.md:0:0 SC208 error under {root}\n", encoding="utf-8")
+        "# comment\n\nreferences/a b.md:0:0 SC208 error under {root}\n", encoding="utf-8"
+    )
     assert [str(e) for e in expectations(tmp_path)] == [
         "SKILL.md:6:5 SC201 error 'a b' does not exist",
         "SKILL.md:7:1 SC204 warning wrapped over lines",
@@ -123,12 +132,15 @@ def test_expectations_are_read_from_both_places(tmp_path: Path) -> None:
     ]
 
 
-@pytest.mark.parametrize("written", [
-    "<!-- expect: SC201 -->",  # no place, severity or message
-    "<!-- expect: SC201 6:5 error -->",  # no message
-    "<!-- expect: SC201 6 error msg -->",  # no column
-    "<!-- expect: SC201 6:5 fatal msg -->",  # no such severity
-])
+@pytest.mark.parametrize(
+    "written",
+    [
+        "<!-- expect: SC201 -->",  # no place, severity or message
+        "<!-- expect: SC201 6:5 error -->",  # no message
+        "<!-- expect: SC201 6 error msg -->",  # no column
+        "<!-- expect: SC201 6:5 fatal msg -->",  # no such severity
+    ],
+)
 def test_a_malformed_expectation_fails(tmp_path: Path, written: str) -> None:
     (tmp_path / "SKILL.md").write_text(written + "\n", encoding="utf-8")
     with pytest.raises(pytest.fail.Exception, match="not '<!-- expect"):

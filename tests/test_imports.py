@@ -44,8 +44,10 @@ def _top_level_imports(path: Path, name: str) -> set[str]:
             elif isinstance(node, ast.ImportFrom):
                 base = node.module or ""
                 if node.level:
-                    base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1]
-                                    + ([base] if base else []))
+                    base = ".".join(
+                        package.split(".")[: len(package.split(".")) - node.level + 1]
+                        + ([base] if base else [])
+                    )
                 found.add(base)
                 found.update(f"{base}.{a.name}" for a in node.names)
 
@@ -70,7 +72,7 @@ def test_no_import_cycle() -> None:
         stack.append(node)
         for nxt in sorted(graph[node]):
             if state.get(nxt) == 1:
-                cycle = [*stack[stack.index(nxt):], nxt]
+                cycle = [*stack[stack.index(nxt) :], nxt]
                 raise AssertionError("import cycle: " + " -> ".join(cycle))
             if nxt not in state:
                 walk(nxt)
@@ -96,7 +98,14 @@ def test_every_module_imports_alone() -> None:
         "    except Exception as exc:\n"
         "        bad.append(f'{name}: {type(exc).__name__}: {exc}')\n"
         "print('\\n'.join(bad))\n"
-        "sys.exit(1 if bad else 0)\n")
-    res = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
-                         text=True, timeout=300, check=False)
+        "sys.exit(1 if bad else 0)\n"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert res.returncode == 0, res.stdout + res.stderr

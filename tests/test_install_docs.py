@@ -30,8 +30,11 @@ def test_docs_links_and_anchors_resolve(page: Path) -> None:
         if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I) or not target:
             continue
         path, _, frag = target.partition("#")
-        rel = posixpath.normpath(posixpath.join(posixpath.dirname(rel_page), path)) \
-            if path else rel_page
+        rel = (
+            posixpath.normpath(posixpath.join(posixpath.dirname(rel_page), path))
+            if path
+            else rel_page
+        )
         assert not rel.startswith(".."), f"{page.name}:{link.line}: {target} leaves the repository"
         assert (ROOT / rel).exists(), f"{page.name}:{link.line}: {target} does not exist"
         if frag and rel.endswith(".md"):
@@ -44,8 +47,9 @@ def test_docs_code_blocks_parse(page: Path) -> None:
     bash = shutil.which("bash")
     for fence in parse(page.read_text(encoding="utf-8")).fences:
         if fence.lang in ("bash", "sh", "shell") and bash is not None:
-            proc = subprocess.run([bash, "-n"], input=fence.content, capture_output=True,
-                                  text=True, check=False)
+            proc = subprocess.run(
+                [bash, "-n"], input=fence.content, capture_output=True, text=True, check=False
+            )
             assert proc.returncode == 0, f"{page.name}:{fence.line}: {proc.stderr}"
         elif fence.lang == "yaml":
             yaml.safe_load(fence.content)

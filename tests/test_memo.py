@@ -52,8 +52,9 @@ def _blocks(cache_dir: Path) -> set[str]:
     return {k for k in _entries(cache_dir) if k.startswith("block-python:")}
 
 
-def test_entries_made_in_forked_workers_are_written(tmp_path: Path, cache_dir: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_entries_made_in_forked_workers_are_written(
+    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(runner, "PARALLEL_SKILLS", 2)
     forked: list[int] = []
     real = runner.fork_map
@@ -73,8 +74,9 @@ def test_entries_made_in_forked_workers_are_written(tmp_path: Path, cache_dir: P
     from skillcheck.rules import codeblocks
 
     lang, check = codeblocks.CHECKS["python"]
-    monkeypatch.setitem(codeblocks.CHECKS, "python",
-                        (lang, lambda fence: compiled.append(1) or check(fence)))
+    monkeypatch.setitem(
+        codeblocks.CHECKS, "python", (lang, lambda fence: compiled.append(1) or check(fence))
+    )
     run([tree], Config(cache=True, cache_dir=str(cache_dir), jobs=1), tmp_path)
     assert compiled == []
     assert len(_blocks(cache_dir)) == 6

@@ -86,8 +86,18 @@ def test_ids_unique_and_sorted() -> None:
 def test_covers_the_families_the_pack_names() -> None:
     assert len(MODELS) >= 25
     families = {m["family"] for m in MODELS}
-    for family in ("llama-3", "llama-4", "qwen3", "qwen3-moe", "deepseek-v3", "gpt-oss", "mixtral",
-                   "gemma-3", "glm-4.5", "kimi-k2"):
+    for family in (
+        "llama-3",
+        "llama-4",
+        "qwen3",
+        "qwen3-moe",
+        "deepseek-v3",
+        "gpt-oss",
+        "mixtral",
+        "gemma-3",
+        "glm-4.5",
+        "kimi-k2",
+    ):
         assert family in families, family
 
 
@@ -117,28 +127,36 @@ def _without(key: str) -> dict[str, Any]:
     return entry
 
 
-@pytest.mark.parametrize("entry", [
-    _with(id="Llama-3.1-8B"),
-    _with(id="llama_3.1_8b"),
-    _with(id="llama-3.1-8b-"),
-    _with(num_layers=0),
-    _with(num_kv_heads=2.5),
-    _with(params_total="8B"),
-    _with(attention="sliding"),
-    _with(revision="main"),
-    _with(hf_repo="Llama-3.1-8B"),
-    _with(mla={"kv_lora_rank": 512}),
-    _with(moe={"num_experts": 8, "experts_per_token": 2, "num_shared_experts": 0}),
-    _with(sliding_window={"window": 128, "sliding_layers": 16, "full_layers": 16, "pattern": 2}),
-    _with(sources=[]),
-    _with(sources=["a", "a"]),
-    _with(dtype="fp8"),
-    _with(extra="value"),
-    _without("num_kv_heads"),
-    _without("mla"),
-    _without("sources"),
-], ids=lambda e: next((f"{k}={e[k]!r}" for k in e if e[k] != GOOD.get(k, object())),
-                      f"missing {sorted(set(GOOD) - set(e))}"))
+@pytest.mark.parametrize(
+    "entry",
+    [
+        _with(id="Llama-3.1-8B"),
+        _with(id="llama_3.1_8b"),
+        _with(id="llama-3.1-8b-"),
+        _with(num_layers=0),
+        _with(num_kv_heads=2.5),
+        _with(params_total="8B"),
+        _with(attention="sliding"),
+        _with(revision="main"),
+        _with(hf_repo="Llama-3.1-8B"),
+        _with(mla={"kv_lora_rank": 512}),
+        _with(moe={"num_experts": 8, "experts_per_token": 2, "num_shared_experts": 0}),
+        _with(
+            sliding_window={"window": 128, "sliding_layers": 16, "full_layers": 16, "pattern": 2}
+        ),
+        _with(sources=[]),
+        _with(sources=["a", "a"]),
+        _with(dtype="fp8"),
+        _with(extra="value"),
+        _without("num_kv_heads"),
+        _without("mla"),
+        _without("sources"),
+    ],
+    ids=lambda e: next(
+        (f"{k}={e[k]!r}" for k in e if e[k] != GOOD.get(k, object())),
+        f"missing {sorted(set(GOOD) - set(e))}",
+    ),
+)
 def test_invalid_entry_rejected(entry: dict[str, Any]) -> None:
     assert _errors(_wrap(entry))
 
@@ -204,8 +222,11 @@ def test_params_dense_and_moe(m: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("m", MODELS, ids=_ids)
 def test_unsourced_values_are_explained(m: dict[str, Any]) -> None:
-    nulls = [k for k in ("revision", "architecture", "vocab_size", "max_context", "dtype")
-             if m[k] is None]
+    nulls = [
+        k
+        for k in ("revision", "architecture", "vocab_size", "max_context", "dtype")
+        if m[k] is None
+    ]
     if nulls:
         assert m.get("note"), f"{m['id']}: {nulls} are null without a note"
 
@@ -215,45 +236,141 @@ def test_unsourced_values_are_explained(m: dict[str, Any]) -> None:
 
 SPOT: list[tuple[str, dict[str, Any]]] = [
     # meta-llama--Meta-Llama-3.1-70B_config.json; Meta sku_list arch_args
-    ("llama-3.1-70b", {"num_layers": 80, "hidden_size": 8192, "num_attention_heads": 64,
-                       "num_kv_heads": 8, "head_dim": 128, "vocab_size": 128256,
-                       "max_context": 131072, "architecture": "LlamaForCausalLM"}),
+    (
+        "llama-3.1-70b",
+        {
+            "num_layers": 80,
+            "hidden_size": 8192,
+            "num_attention_heads": 64,
+            "num_kv_heads": 8,
+            "head_dim": 128,
+            "vocab_size": 128256,
+            "max_context": 131072,
+            "architecture": "LlamaForCausalLM",
+        },
+    ),
     ("llama-3.1-8b", {"num_layers": 32, "hidden_size": 4096, "num_kv_heads": 8}),
-    ("llama-3.1-405b", {"num_layers": 126, "hidden_size": 16384, "num_attention_heads": 128,
-                        "num_kv_heads": 8}),
+    (
+        "llama-3.1-405b",
+        {"num_layers": 126, "hidden_size": 16384, "num_attention_heads": 128, "num_kv_heads": 8},
+    ),
     # DeepSeek-V3 config.json and inference/configs/config_671B.json
-    ("deepseek-v3", {"num_layers": 61, "hidden_size": 7168, "num_attention_heads": 128,
-                     "vocab_size": 129280, "max_context": 163840, "dtype": "float8_e4m3fn",
-                     "mla": {"kv_lora_rank": 512, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128,
-                             "v_head_dim": 128, "q_lora_rank": 1536},
-                     "moe": {"num_experts": 256, "experts_per_token": 8, "num_shared_experts": 1,
-                             "moe_layers": 58}}),
+    (
+        "deepseek-v3",
+        {
+            "num_layers": 61,
+            "hidden_size": 7168,
+            "num_attention_heads": 128,
+            "vocab_size": 129280,
+            "max_context": 163840,
+            "dtype": "float8_e4m3fn",
+            "mla": {
+                "kv_lora_rank": 512,
+                "qk_rope_head_dim": 64,
+                "qk_nope_head_dim": 128,
+                "v_head_dim": 128,
+                "q_lora_rank": 1536,
+            },
+            "moe": {
+                "num_experts": 256,
+                "experts_per_token": 8,
+                "num_shared_experts": 1,
+                "moe_layers": 58,
+            },
+        },
+    ),
     # openai--gpt-oss-120b_config.json: layer_types alternates sliding (128) and full
-    ("gpt-oss-120b", {"num_layers": 36, "hidden_size": 2880, "head_dim": 64, "num_kv_heads": 8,
-                      "dtype": "mxfp4",
-                      "sliding_window": {"window": 128, "sliding_layers": 18, "full_layers": 18},
-                      "moe": {"num_experts": 128, "experts_per_token": 4, "num_shared_experts": 0,
-                              "moe_layers": None}}),
-    ("gpt-oss-20b", {"num_layers": 24,
-                     "sliding_window": {"window": 128, "sliding_layers": 12, "full_layers": 12}}),
+    (
+        "gpt-oss-120b",
+        {
+            "num_layers": 36,
+            "hidden_size": 2880,
+            "head_dim": 64,
+            "num_kv_heads": 8,
+            "dtype": "mxfp4",
+            "sliding_window": {"window": 128, "sliding_layers": 18, "full_layers": 18},
+            "moe": {
+                "num_experts": 128,
+                "experts_per_token": 4,
+                "num_shared_experts": 0,
+                "moe_layers": None,
+            },
+        },
+    ),
+    (
+        "gpt-oss-20b",
+        {
+            "num_layers": 24,
+            "sliding_window": {"window": 128, "sliding_layers": 12, "full_layers": 12},
+        },
+    ),
     # Qwen--Qwen3-235B-A22B_config.json
-    ("qwen3-235b-a22b", {"num_layers": 94, "num_attention_heads": 64, "num_kv_heads": 4,
-                         "head_dim": 128, "max_context": 40960}),
+    (
+        "qwen3-235b-a22b",
+        {
+            "num_layers": 94,
+            "num_attention_heads": 64,
+            "num_kv_heads": 4,
+            "head_dim": 128,
+            "max_context": 40960,
+        },
+    ),
     # moonshotai--Kimi-K2-Instruct_config.json
-    ("kimi-k2", {"num_layers": 61, "num_attention_heads": 64, "vocab_size": 163840,
-                 "moe": {"num_experts": 384, "experts_per_token": 8, "num_shared_experts": 1,
-                         "moe_layers": 60}}),
+    (
+        "kimi-k2",
+        {
+            "num_layers": 61,
+            "num_attention_heads": 64,
+            "vocab_size": 163840,
+            "moe": {
+                "num_experts": 384,
+                "experts_per_token": 8,
+                "num_shared_experts": 1,
+                "moe_layers": 60,
+            },
+        },
+    ),
     # Gemma 3 27B in gemma/gm/nn/_gemma.py: 62 layers, 5 local : 1 global, window 1024
-    ("gemma-3-27b", {"num_layers": 62, "hidden_size": 5376, "head_dim": 128, "num_kv_heads": 16,
-                     "sliding_window": {"window": 1024, "sliding_layers": 52, "full_layers": 10}}),
+    (
+        "gemma-3-27b",
+        {
+            "num_layers": 62,
+            "hidden_size": 5376,
+            "head_dim": 128,
+            "num_kv_heads": 16,
+            "sliding_window": {"window": 1024, "sliding_layers": 52, "full_layers": 10},
+        },
+    ),
     # GLM-4.5 technical report, Table 1
-    ("glm-4.5", {"num_layers": 92, "hidden_size": 5120, "num_attention_heads": 96,
-                 "num_kv_heads": 8, "moe": {"num_experts": 160, "experts_per_token": 8,
-                                            "num_shared_experts": 1, "moe_layers": 89}}),
+    (
+        "glm-4.5",
+        {
+            "num_layers": 92,
+            "hidden_size": 5120,
+            "num_attention_heads": 96,
+            "num_kv_heads": 8,
+            "moe": {
+                "num_experts": 160,
+                "experts_per_token": 8,
+                "num_shared_experts": 1,
+                "moe_layers": 89,
+            },
+        },
+    ),
     # Llama 4 Maverick: interleave_moe_layer_step 2 over 48 layers; model card 400B / 17B
-    ("llama-4-maverick", {"params_total": 400_000_000_000, "params_active": 17_000_000_000,
-                          "moe": {"num_experts": 128, "experts_per_token": 1,
-                                  "num_shared_experts": 1, "moe_layers": 24}}),
+    (
+        "llama-4-maverick",
+        {
+            "params_total": 400_000_000_000,
+            "params_active": 17_000_000_000,
+            "moe": {
+                "num_experts": 128,
+                "experts_per_token": 1,
+                "num_shared_experts": 1,
+                "moe_layers": 24,
+            },
+        },
+    ),
 ]
 
 

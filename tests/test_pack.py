@@ -40,8 +40,9 @@ def make_repo(base: Path, folder: str = "checkout-1234") -> Path:
     (root / ".git").mkdir()
     (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     (root / "LICENSE").write_text("Apache License\nVersion 2.0, January 2004\n")
-    (root / "pyproject.toml").write_text('[project]\nname = "tool"\n\n[tool.skillcheck]\n'
-                                         'exclude = ["tests", "docs", "benchmarks"]\n')
+    (root / "pyproject.toml").write_text(
+        '[project]\nname = "tool"\n\n[tool.skillcheck]\nexclude = ["tests", "docs", "benchmarks"]\n'
+    )
     (root / "README.md").write_text("# The repository\n\nSee [the skill](SKILL.md).\n")
     (root / ".gitignore").write_text("dist/\n")
     for rel, body in {
@@ -230,8 +231,10 @@ def test_pack_this_repository(tmp_path: Path) -> None:
     if before.errors:
         code, out, err = pack(ROOT, tmp_path / "dist", cwd=ROOT)
         assert code == 1 and out == "" and not (tmp_path / "dist").exists()
-        pytest.skip(f"the pack has {before.errors} error(s) (pages in progress): refused, as "
-                    "it must be; contents and installation are tested on a fixture")
+        pytest.skip(
+            f"the pack has {before.errors} error(s) (pages in progress): refused, as "
+            "it must be; contents and installation are tested on a fixture"
+        )
     code, out, err = pack(ROOT, tmp_path / "a", cwd=ROOT)
     assert code == 0, err
     zpath, _ = printed_zip(out)
@@ -244,7 +247,11 @@ def test_pack_this_repository(tmp_path: Path) -> None:
     for n in names:
         rel = n.split("/", 1)[1]
         assert rel in ("SKILL.md", "LICENSE") or rel.split("/", 1)[0] in (
-            "references", "assets", "data", "scripts"), n
+            "references",
+            "assets",
+            "data",
+            "scripts",
+        ), n
         assert "__pycache__" not in n and "/." not in n
     installed = install(zpath, tmp_path / "skills")
     assert installed.name == top

@@ -39,12 +39,23 @@ def test_package_data_is_found_through_importlib_resources() -> None:
 def offline_env() -> dict[str, str]:
     """The environment for a pip subprocess that must not reach any index: no index, and
     every proxy a closed port on loopback, so that a request fails at once instead of leaking."""
-    env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")
-           and not k.startswith("PIP_")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.lower().endswith("_proxy") and not k.startswith("PIP_")
+    }
     dead = "http://127.0.0.1:9"
-    env.update(PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1",
-               http_proxy=dead, https_proxy=dead, HTTP_PROXY=dead, HTTPS_PROXY=dead,
-               no_proxy="", NO_PROXY="")
+    env.update(
+        PIP_NO_INDEX="1",
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+        PIP_NO_INPUT="1",
+        http_proxy=dead,
+        https_proxy=dead,
+        HTTP_PROXY=dead,
+        HTTPS_PROXY=dead,
+        no_proxy="",
+        NO_PROXY="",
+    )
     return env
 
 
@@ -85,13 +96,30 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # tools/ sits beside the package in the repository; copied so that the test
     # below sees whether the build would pick it up.
     for name in ("skillcheck", "tools"):
-        shutil.copytree(ROOT / name, src / name,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        shutil.copytree(
+            ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+        )
     out = tmp_path_factory.mktemp("wheel")
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-index",
-                           "--no-build-isolation", "--quiet", "--wheel-dir", str(out), str(src)],
-                          capture_output=True, text=True, timeout=300, check=False,
-                          env=offline_env())
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-index",
+            "--no-build-isolation",
+            "--quiet",
+            "--wheel-dir",
+            str(out),
+            str(src),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env=offline_env(),
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (whl,) = out.glob("skillcheck-*.whl")
     return whl
@@ -113,8 +141,9 @@ def test_wheel_ships_schema_manifests_and_entry_point(wheel: Path) -> None:
         assert not any(n.startswith(("tests/", "references/", "assets/", "data/")) for n in names)
 
 
-def test_installed_wheel_checks_and_packs_without_the_repository(wheel: Path,
-                                                                   tmp_path: Path) -> None:
+def test_installed_wheel_checks_and_packs_without_the_repository(
+    wheel: Path, tmp_path: Path
+) -> None:
     site = tmp_path / "site"
     with zipfile.ZipFile(wheel) as zf:
         zf.extractall(site)
@@ -124,18 +153,33 @@ def test_installed_wheel_checks_and_packs_without_the_repository(wheel: Path,
     env = dict(os.environ, PYTHONPATH=str(site))
 
     def skillcheck(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "skillcheck", *args], cwd=work, env=env,
-                              capture_output=True, text=True, timeout=120, check=False)
+        return subprocess.run(
+            [sys.executable, "-m", "skillcheck", *args],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
 
-    where = subprocess.run([sys.executable, "-c", "import skillcheck; print(skillcheck.__file__)"],
-                           cwd=work, env=env, capture_output=True, text=True, check=True)
+    where = subprocess.run(
+        [sys.executable, "-c", "import skillcheck; print(skillcheck.__file__)"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert Path(where.stdout.strip()).is_relative_to(site)  # the wheel's copy, not the sources
     proc = skillcheck("check", "--strict", "--no-cache", ".")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.startswith("0 errors, 0 warnings in 3 skills")
     broken = work / "engine-ok" / "SKILL.md"
-    broken.write_text(broken.read_text(encoding="utf-8").replace(
-        "vllm serve", "vllm serve --no-such-flag 1", 1), encoding="utf-8")
+    broken.write_text(
+        broken.read_text(encoding="utf-8").replace("vllm serve", "vllm serve --no-such-flag 1", 1),
+        encoding="utf-8",
+    )
     proc = skillcheck("check", "--no-cache", "engine-ok")
     assert proc.returncode == 1 and "SC610" in proc.stdout, proc.stdout  # manifests were read
     proc = skillcheck("pack", "--no-cache", "full", "-o", "dist")
@@ -149,5 +193,8 @@ def test_wheel_holds_no_manifest_generator(wheel: Path) -> None:
         modules = [n for n in zf.namelist() if n.endswith(".py")]
     assert modules and all(n.startswith("skillcheck/") for n in modules)
     assert not [n for n in modules if "generate" in n or n.startswith("tools/")]
-    assert not [n for n in modules if Path(n).stem in {"argparse_reader", "click_reader",
-                                                       "pydantic_reader", "cpp_reader"}]
+    assert not [
+        n
+        for n in modules
+        if Path(n).stem in {"argparse_reader", "click_reader", "pydantic_reader", "cpp_reader"}
+    ]

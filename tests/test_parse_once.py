@@ -23,8 +23,9 @@ def test_the_front_matter_is_loaded_with_the_page() -> None:
     assert unclosed.frontmatter_value is None and unclosed.frontmatter_lines == {}
 
 
-def test_pack_does_not_parse_the_front_matter_again(tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pack_does_not_parse_the_front_matter_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from skillcheck.config import Config
     from skillcheck.pack import pack_skill
     from skillcheck.runner import load_skills
@@ -42,10 +43,16 @@ def test_pack_does_not_parse_the_front_matter_again(tmp_path: Path,
 
 
 _APPLIES = re.compile(r"Applies to:?\**\s*(.+)", re.IGNORECASE)
-_DECL = re.compile(r"(vLLM|SGLang|TensorRT-LLM|TRT-LLM|llama\.cpp)\s+(?:v(?=\d))?(b?\d+(?:\.\d+)*)",
-                   re.IGNORECASE)
-_NAMES = {"vllm": "vllm", "sglang": "sglang", "tensorrt-llm": "tensorrt-llm",
-          "trt-llm": "tensorrt-llm", "llama.cpp": "llama.cpp"}
+_DECL = re.compile(
+    r"(vLLM|SGLang|TensorRT-LLM|TRT-LLM|llama\.cpp)\s+(?:v(?=\d))?(b?\d+(?:\.\d+)*)", re.IGNORECASE
+)
+_NAMES = {
+    "vllm": "vllm",
+    "sglang": "sglang",
+    "tensorrt-llm": "tensorrt-llm",
+    "trt-llm": "tensorrt-llm",
+    "llama.cpp": "llama.cpp",
+}
 
 
 def declared_versions(lines: list[str]) -> dict[str, str]:
@@ -62,8 +69,11 @@ def declared_versions(lines: list[str]) -> dict[str, str]:
 
 
 def _pages() -> list[Path]:
-    return sorted(p for p in ROOT.rglob("*.md") if p.is_file() and ".venv" not in p.parts
-                  and ".git" not in p.parts)
+    return sorted(
+        p
+        for p in ROOT.rglob("*.md")
+        if p.is_file() and ".venv" not in p.parts and ".git" not in p.parts
+    )
 
 
 def test_applies_to_is_what_the_engine_rule_reads() -> None:
@@ -81,8 +91,9 @@ def test_applies_to_is_what_the_engine_rule_reads() -> None:
     assert doc.applies_to == {"vllm": "0.33.0", "sglang": "0.5.23", "llama.cpp": "b6000"}
 
 
-def test_sources_json_is_read_once_per_skill(tmp_path: Path,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_sources_json_is_read_once_per_skill(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """check reads and validates data/sources.json once (the rules use what was loaded), and
     probe's URL list comes from that same reading, with the same positions."""
     from skillcheck import datatables
@@ -108,6 +119,10 @@ def test_sources_json_is_read_once_per_skill(tmp_path: Path,
     reads.clear()
     found = collect([skill], Config(cache=False), tmp_path)
     assert len(reads) == 1
-    uses = sorted((u.line, u.column, u.url) for t in found.targets.values() for u in t.uses
-                  if u.path.endswith("data/sources.json"))
+    uses = sorted(
+        (u.line, u.column, u.url)
+        for t in found.targets.values()
+        for u in t.uses
+        if u.path.endswith("data/sources.json")
+    )
     assert uses == sorted((line, col, url) for url, line, col in registry.urls)

@@ -39,21 +39,24 @@ def _codes(skill: Path, *options: str) -> list[str]:
     return sorted({d["code"] for d in json.loads(out)["diagnostics"]})
 
 
-@pytest.mark.parametrize(("options", "expected"), [
-    ((), ["SC113", "SC201", "SC210"]),
-    (("--select", "SC2"), ["SC201", "SC210"]),
-    (("--select", "SC20"), ["SC201"]),
-    (("--select", "SC21"), ["SC210"]),
-    (("--select", "SC201"), ["SC201"]),
-    (("--select", "sc1"), ["SC113"]),
-    (("--select", "SC113,SC210"), ["SC113", "SC210"]),
-    (("--select", "SC113", "--select", " SC210 "), ["SC113", "SC210"]),
-    (("--ignore", "SC20"), ["SC113", "SC210"]),
-    (("--ignore", "SC2"), ["SC113"]),
-    (("--select", "SC2", "--ignore", "SC201"), ["SC210"]),
-    (("--select", "SC201", "--ignore", "SC2"), []),
-    (("--ignore", "SC1,SC2"), []),
-])
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        ((), ["SC113", "SC201", "SC210"]),
+        (("--select", "SC2"), ["SC201", "SC210"]),
+        (("--select", "SC20"), ["SC201"]),
+        (("--select", "SC21"), ["SC210"]),
+        (("--select", "SC201"), ["SC201"]),
+        (("--select", "sc1"), ["SC113"]),
+        (("--select", "SC113,SC210"), ["SC113", "SC210"]),
+        (("--select", "SC113", "--select", " SC210 "), ["SC113", "SC210"]),
+        (("--ignore", "SC20"), ["SC113", "SC210"]),
+        (("--ignore", "SC2"), ["SC113"]),
+        (("--select", "SC2", "--ignore", "SC201"), ["SC210"]),
+        (("--select", "SC201", "--ignore", "SC2"), []),
+        (("--ignore", "SC1,SC2"), []),
+    ],
+)
 def test_prefixes(skill: Path, options: tuple[str, ...], expected: list[str]) -> None:
     assert _codes(skill, *options) == expected
 
@@ -67,36 +70,45 @@ def test_a_prefix_that_starts_no_rule_is_a_usage_error(skill: Path, bad: str) ->
 
 
 def test_the_command_line_replaces_the_file(skill: Path) -> None:
-    (skill.parent / "pyproject.toml").write_text('[tool.skillcheck]\nselect = ["SC1"]\n',
-                                                 encoding="utf-8")
+    (skill.parent / "pyproject.toml").write_text(
+        '[tool.skillcheck]\nselect = ["SC1"]\n', encoding="utf-8"
+    )
     assert _codes(skill) == ["SC113"]
     assert _codes(skill, "--select", "SC21") == ["SC210"]
 
 
-@pytest.mark.parametrize(("code", "select", "ignore", "expected"), [
-    ("SC201", (), (), True),
-    ("SC201", ("SC2",), (), True),
-    ("SC210", ("SC20",), (), False),
-    ("SC209", ("SC20",), (), True),
-    ("SC201", ("SC1", "SC20"), (), True),
-    ("SC201", (), ("SC20",), False),
-    ("SC210", (), ("SC20",), True),
-    ("SC201", ("SC201",), ("SC2",), False),
-])
-def test_selected(code: str, select: tuple[str, ...], ignore: tuple[str, ...],
-                  expected: bool) -> None:
+@pytest.mark.parametrize(
+    ("code", "select", "ignore", "expected"),
+    [
+        ("SC201", (), (), True),
+        ("SC201", ("SC2",), (), True),
+        ("SC210", ("SC20",), (), False),
+        ("SC209", ("SC20",), (), True),
+        ("SC201", ("SC1", "SC20"), (), True),
+        ("SC201", (), ("SC20",), False),
+        ("SC210", (), ("SC20",), True),
+        ("SC201", ("SC201",), ("SC2",), False),
+    ],
+)
+def test_selected(
+    code: str, select: tuple[str, ...], ignore: tuple[str, ...], expected: bool
+) -> None:
     assert selected(code, select, ignore) is expected
 
 
-FENCED = SKILL + """
+FENCED = (
+    SKILL
+    + """
 ```bash
 echo (
 ```
 """
+)
 
 
 def test_a_checker_whose_codes_are_all_deselected_does_not_run(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """--select SC2 does not run the code-block checker (no `bash -n`), --ignore SC6 neither;
     a plain run does."""
     from skillcheck.registry import CHECKERS, load_builtin_rules

@@ -14,9 +14,17 @@ from skillcheck.datatables import load_registry, normalize_url, schema
 from .conftest import ROOT
 
 GOOD: dict[str, Any] = {
-    "id": "paper-orca", "title": "Orca", "url": "https://example.org/orca",
-    "publisher": "USENIX", "kind": "paper", "topics": ["batching"], "checked": "2026-11-30",
-    "venue": "OSDI '22", "year": 2022, "authors": "Yu et al.", "note": "checked",
+    "id": "paper-orca",
+    "title": "Orca",
+    "url": "https://example.org/orca",
+    "publisher": "USENIX",
+    "kind": "paper",
+    "topics": ["batching"],
+    "checked": "2026-11-30",
+    "venue": "OSDI '22",
+    "year": 2022,
+    "authors": "Yu et al.",
+    "note": "checked",
 }
 
 
@@ -93,11 +101,27 @@ def test_invalid_entry_rejected(entry: Any) -> None:
     assert errors(wrap(entry)), "schema accepted an invalid entry"
 
 
-@pytest.mark.parametrize("doc", [
-    [], {}, {"sources": []}, {"$schema": "x"}, {"$schema": "x", "sources": [], "x": 1},
-    {"$schema": 1, "sources": [GOOD]}, {"$schema": "x", "sources": {}},
-], ids=["list", "empty", "no-schema-key", "no-sources", "extra-key", "schema-not-string",
-        "sources-object"])
+@pytest.mark.parametrize(
+    "doc",
+    [
+        [],
+        {},
+        {"sources": []},
+        {"$schema": "x"},
+        {"$schema": "x", "sources": [], "x": 1},
+        {"$schema": 1, "sources": [GOOD]},
+        {"$schema": "x", "sources": {}},
+    ],
+    ids=[
+        "list",
+        "empty",
+        "no-schema-key",
+        "no-sources",
+        "extra-key",
+        "schema-not-string",
+        "sources-object",
+    ],
+)
 def test_invalid_document_rejected(doc: Any) -> None:
     assert errors(doc)
 
@@ -113,11 +137,14 @@ def test_repository_sources_file_passes() -> None:
     assert ids == sorted(ids), "keep data/sources.json sorted by id"
 
 
-@pytest.mark.parametrize(("a", "b"), [
-    ("https://Example.org/a/", "https://example.org/a"),
-    ("https://example.org:443/a#frag", "https://example.org/a"),
-    ("http://example.org", "http://example.org/"),
-])
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("https://Example.org/a/", "https://example.org/a"),
+        ("https://example.org:443/a#frag", "https://example.org/a"),
+        ("http://example.org", "http://example.org/"),
+    ],
+)
 def test_normalize_url_equal(a: str, b: str) -> None:
     assert normalize_url(a) == normalize_url(b)
 

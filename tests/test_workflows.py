@@ -79,8 +79,11 @@ def test_workflow_shape(name: str) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_action_names_the_release_of_its_commit(name: str) -> None:
-    lines = [m for line in (WORKFLOWS / name).read_text(encoding="utf-8").splitlines()
-             if (m := USES_LINE.match(line))]
+    lines = [
+        m
+        for line in (WORKFLOWS / name).read_text(encoding="utf-8").splitlines()
+        if (m := USES_LINE.match(line))
+    ]
     assert lines
     for m in lines:
         assert VERSION_COMMENT.match(m.group("rest")), f"{m.group('ref')}: add '# vX.Y.Z'"
@@ -121,15 +124,21 @@ def test_ci_runs_lint_types_tests_and_the_check_on_every_python() -> None:
     assert job["permissions"] == {"contents": "read"}
     versions = job["strategy"]["matrix"]["python-version"]
     assert versions == ["3.10", "3.11", "3.12", "3.13"]
-    requires = re.search(r'requires-python = ">=(3\.\d+)"',
-                         (ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    requires = re.search(
+        r'requires-python = ">=(3\.\d+)"', (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    )
     assert requires and versions[0] == requires.group(1)
     assert uses(job)[:2] == ["actions/checkout", "actions/setup-python"]
     setup = step_using(job, "actions/setup-python")
     assert setup["with"]["python-version"] == "${{ matrix.python-version }}"
     script = runs(job)
-    for command in ("pip install -e '.[test]'", "ruff check .", "mypy", "pytest",
-                    "skillcheck check --strict --format github"):
+    for command in (
+        "pip install -e '.[test]'",
+        "ruff check .",
+        "mypy",
+        "pytest",
+        "skillcheck check --strict --format github",
+    ):
         assert command in script, command
     order = [script.index(c) for c in ("pip install", "ruff", "mypy", "pytest", "skillcheck")]
     assert order == sorted(order)
@@ -159,8 +168,10 @@ def test_ci_runs_the_alert_rule_tests_with_a_verified_promtool() -> None:
     assert re.fullmatch(r"\d+\.\d+\.\d+", version)
     assert re.fullmatch(r"[0-9a-f]{64}", fetch["env"]["PROMETHEUS_SHA256"])
     script = fetch["run"]
-    assert ("https://github.com/prometheus/prometheus/releases/download/"
-            "v${PROMETHEUS_VERSION}/${name}.tar.gz") in script
+    assert (
+        "https://github.com/prometheus/prometheus/releases/download/"
+        "v${PROMETHEUS_VERSION}/${name}.tar.gz"
+    ) in script
     assert 'name="prometheus-${PROMETHEUS_VERSION}.linux-amd64"' in script
     # the checksum is verified before the archive is opened, and promtool lands on PATH
     assert script.index("sha256sum --check") < script.index("tar ")
@@ -201,8 +212,11 @@ def test_release_builds_publishes_and_attaches_the_pack() -> None:
     assert "python -m build" in build
     assert "skillcheck check --strict" in build
     assert "sha256sum" in build and "GITHUB_REF_NAME" in build
-    uploaded = {s["with"]["name"]: s["with"]["path"] for s in steps(jobs["build"])
-                if s.get("uses", "").startswith("actions/upload-artifact@")}
+    uploaded = {
+        s["with"]["name"]: s["with"]["path"]
+        for s in steps(jobs["build"])
+        if s.get("uses", "").startswith("actions/upload-artifact@")
+    }
     packed = re.search(r"skillcheck pack --strict -o (\S+)", build)
     assert packed
     pack_dir = packed.group(1)
@@ -213,15 +227,21 @@ def test_release_builds_publishes_and_attaches_the_pack() -> None:
     assert pypi["permissions"] == {"id-token": "write"}  # trusted publishing
     assert pypi["environment"]["name"] == "pypi"
     assert uses(pypi)[-1] == "pypa/gh-action-pypi-publish"
-    downloaded = [s["with"]["name"] for s in steps(pypi)
-                  if s.get("uses", "").startswith("actions/download-artifact@")]
+    downloaded = [
+        s["with"]["name"]
+        for s in steps(pypi)
+        if s.get("uses", "").startswith("actions/download-artifact@")
+    ]
     assert downloaded == ["python-dist"]  # the zip is not a distribution: never sent to PyPI
 
     release = jobs["github-release"]
     assert release["needs"] == "build"
     assert release["permissions"] == {"contents": "write"}
-    downloaded = [(s["with"]["name"], s["with"]["path"]) for s in steps(release)
-                  if s.get("uses", "").startswith("actions/download-artifact@")]
+    downloaded = [
+        (s["with"]["name"], s["with"]["path"])
+        for s in steps(release)
+        if s.get("uses", "").startswith("actions/download-artifact@")
+    ]
     assert downloaded == [("python-dist", "dist/"), ("skill", f"{pack_dir}/")]
     assert "softprops/action-gh-release" not in uses(release)
     gh = step_running(release, "gh release create")
@@ -264,16 +284,28 @@ def test_zizmor_finds_nothing_offline() -> None:
         if os.environ.get("SKILLCHECK_REQUIRE_ZIZMOR") == "1":
             pytest.fail("SKILLCHECK_REQUIRE_ZIZMOR=1 but zizmor is not installed")
         pytest.skip("zizmor is not installed (pip install zizmor; the version is in ci.yml)")
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("GH_TOKEN", "GITHUB_TOKEN", "ZIZMOR_GITHUB_TOKEN")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("GH_TOKEN", "GITHUB_TOKEN", "ZIZMOR_GITHUB_TOKEN")
+    }
     # the repository root: the workflows, dependabot.yml and the pre-commit files
     proc = subprocess.run(
         [zizmor, "--offline", "--no-progress", "--no-exit-codes", "--format", "json", "."],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     findings = json.loads(proc.stdout)
     assert isinstance(findings, list)
-    serious = [f"{f['ident']} ({f['determinations']['severity']}): {f['desc']} at "
-               f"{f['locations'][0]['concrete']['feature']!r}"
-               for f in findings if f["determinations"]["severity"] != "Informational"]
+    serious = [
+        f"{f['ident']} ({f['determinations']['severity']}): {f['desc']} at "
+        f"{f['locations'][0]['concrete']['feature']!r}"
+        for f in findings
+        if f["determinations"]["severity"] != "Informational"
+    ]
     assert not serious, "\n".join(serious)

@@ -37,50 +37,63 @@ MIB = 1 << 20
 WEIGHT_BYTES: dict[str, float] = {
     "bf16": 2.0,
     "fp16": 2.0,
-    "fp8": 1.0,                  # per-channel or 128x128-block scales ignored (< 0.1 %)
+    "fp8": 1.0,  # per-channel or 128x128-block scales ignored (< 0.1 %)
     "int8": 1.0,
-    "int4": 0.5 + 2 / 128,       # 4 bits + one FP16 scale per group of 128
-    "nvfp4": 0.5 + 1 / 16,       # 4 bits + one FP8 (E4M3) scale per 16 elements
-    "mxfp4": 0.5 + 1 / 32,       # 4 bits + one E8M0 scale per 32 elements
+    "int4": 0.5 + 2 / 128,  # 4 bits + one FP16 scale per group of 128
+    "nvfp4": 0.5 + 1 / 16,  # 4 bits + one FP8 (E4M3) scale per 16 elements
+    "mxfp4": 0.5 + 1 / 32,  # 4 bits + one E8M0 scale per 32 elements
 }
 KV_BYTES: dict[str, int] = {"bf16": 2, "fp16": 2, "fp8": 1}
 # dtype strings of checkpoints (config.json torch_dtype / quant_method, models.json "dtype")
 CHECKPOINT_DTYPES: dict[str, str] = {
-    "bfloat16": "bf16", "float16": "fp16", "float32": "bf16", "fp8": "fp8",
-    "float8_e4m3fn": "fp8", "mxfp4": "mxfp4", "nvfp4": "nvfp4", "modelopt_fp4": "nvfp4",
+    "bfloat16": "bf16",
+    "float16": "fp16",
+    "float32": "bf16",
+    "fp8": "fp8",
+    "float8_e4m3fn": "fp8",
+    "mxfp4": "mxfp4",
+    "nvfp4": "nvfp4",
+    "modelopt_fp4": "nvfp4",
 }
 
 # vLLM 0.33.0
-VLLM_GPU_MEMORY_UTILIZATION = 0.92   # vllm/config/cache.py:215
-VLLM_BLOCK_SIZE = 16                 # vllm/config/cache.py:185
-VLLM_CONCURRENT_BATCHES = 2          # async scheduling on by default: vllm/config/vllm.py:588-598
+VLLM_GPU_MEMORY_UTILIZATION = 0.92  # vllm/config/cache.py:215
+VLLM_BLOCK_SIZE = 16  # vllm/config/cache.py:185
+VLLM_CONCURRENT_BATCHES = 2  # async scheduling on by default: vllm/config/vllm.py:588-598
 DEFAULT_RESERVE_GIB = {"vllm": 4.0, "sglang": 0.0}
 # SGLang 0.5.23
 SGLANG_PAGE_SIZE = 1
-SGLANG_SWA_FULL_TOKENS_RATIO = 0.8   # sglang/srt/arg_groups/fields/schedule.py:150-161
+SGLANG_SWA_FULL_TOKENS_RATIO = 0.8  # sglang/srt/arg_groups/fields/schedule.py:150-161
 # Some architectures SGLang serves with its hybrid SWA pool (model_config.py:88-96, 2651-2699);
 # Gemma 2/3 are opted out (model_overrides/gemma2_gemma3.py:13-26) and get a full pool.
-SGLANG_HYBRID_SWA_ARCHS = frozenset({
-    "GptOssForCausalLM", "GraniteSWAForCausalLM", "GraniteMoeSWAForCausalLM",
-    "Gemma4ForCausalLM", "Gemma4ForConditionalGeneration", "Step3p5ForCausalLM",
-})
+SGLANG_HYBRID_SWA_ARCHS = frozenset(
+    {
+        "GptOssForCausalLM",
+        "GraniteSWAForCausalLM",
+        "GraniteMoeSWAForCausalLM",
+        "Gemma4ForCausalLM",
+        "Gemma4ForConditionalGeneration",
+        "Step3p5ForCausalLM",
+    }
+)
 
 ASSUMPTIONS: dict[str, dict[str, str]] = {
     "kv_heads_per_gpu": {
         "rule": "KV heads per GPU = max(1, kv_heads // tp): heads are replicated when TP exceeds "
-                "them; MLA keeps one latent 'head' on every GPU",
-        "source": "vllm-src-model-config", "where": "vllm/config/model.py:1663-1683",
+        "them; MLA keeps one latent 'head' on every GPU",
+        "source": "vllm-src-model-config",
+        "where": "vllm/config/model.py:1663-1683",
         "also": "sglang-src-model-config python/sglang/srt/configs/model_config.py:1700-1711",
     },
     "head_dim": {
         "rule": "head_dim from config, else hidden_size // num_attention_heads; "
-                "MLA head = kv_lora_rank + qk_rope_head_dim",
+        "MLA head = kv_lora_rank + qk_rope_head_dim",
         "source": "vllm-src-model-arch-config-convertor",
         "where": "vllm/transformers_utils/model_arch_config_convertor.py:91-118",
     },
     "page_bytes": {
         "rule": "page = kv_heads_per_gpu x block_size x (head_size + head_size_v) x dtype bytes; "
-                "MLA has head_size_v = 0; fp8 is per-tensor (no per-token scale bytes)",
+        "MLA has head_size_v = 0; fp8 is per-tensor (no per-token scale bytes)",
         "source": "vllm-src-kv-cache-interface",
         "where": "vllm/v1/kv_cache_interface.py:585-601, 743, 121-148",
     },
@@ -91,19 +104,21 @@ ASSUMPTIONS: dict[str, dict[str, str]] = {
     },
     "block_size": {
         "rule": "vLLM block_size 16 tokens unless the attention backend needs another; "
-                "SGLang page_size resolves to 1 unless a backend forces more",
-        "source": "vllm-src-config-cache", "where": "vllm/config/cache.py:185",
+        "SGLang page_size resolves to 1 unless a backend forces more",
+        "source": "vllm-src-config-cache",
+        "where": "vllm/config/cache.py:185",
     },
     "vllm_memory": {
         "rule": "KV = ceil(total x gpu_memory_utilization) - weights - (activation peak + "
-                "non-torch memory) - CUDA graph estimate; the last two are --reserve-gib here",
+        "non-torch memory) - CUDA graph estimate; the last two are --reserve-gib here",
         "source": "vllm-src-gpu-worker",
         "where": "vllm/v1/worker/gpu_worker.py:747-757; vllm/v1/worker/utils.py:724-726; "
-                 "vllm/utils/mem_utils.py:318-321",
+        "vllm/utils/mem_utils.py:318-321",
     },
     "vllm_gpu_memory_utilization": {
         "rule": "gpu_memory_utilization defaults to 0.92",
-        "source": "vllm-src-config-cache", "where": "vllm/config/cache.py:215",
+        "source": "vllm-src-config-cache",
+        "where": "vllm/config/cache.py:215",
     },
     "vllm_num_blocks": {
         "rule": "num_blocks = available // (layers per group x page bytes)",
@@ -112,71 +127,74 @@ ASSUMPTIONS: dict[str, dict[str, str]] = {
     },
     "vllm_hybrid_groups": {
         "rule": "full and sliding layers form groups of equal size (the smaller count, or the "
-                "larger when it is under 1.5x the smaller); each group draws blocks from one pool",
+        "larger when it is under 1.5x the smaller); each group draws blocks from one pool",
         "source": "vllm-src-kv-cache-planning",
         "where": "vllm/v1/core/kv_cache_planning.py:521-534",
     },
     "vllm_sliding_window": {
         "rule": "a sliding layer holds cdiv(min(window - 1 + in-flight tokens, context), "
-                "block_size) + 1 blocks per sequence; in-flight = 2 x max_num_batched_tokens "
-                "with async scheduling",
+        "block_size) + 1 blocks per sequence; in-flight = 2 x max_num_batched_tokens "
+        "with async scheduling",
         "source": "vllm-src-kv-cache-interface",
         "where": "vllm/v1/kv_cache_interface.py:918-944; vllm/config/vllm.py:588-609",
     },
     "vllm_max_num_batched_tokens": {
         "rule": "vllm serve default: 16384 if GPU memory >= 160 GiB; 8192 if >= 70 GiB and not "
-                "A100 or GB10; 2048 otherwise (GB10 is not in gpus.json: pass "
-                "--max-num-batched-tokens 2048)",
-        "source": "vllm-src-arg-utils", "where": "vllm/engine/arg_utils.py:2958-3006",
+        "A100 or GB10; 2048 otherwise (GB10 is not in gpus.json: pass "
+        "--max-num-batched-tokens 2048)",
+        "source": "vllm-src-arg-utils",
+        "where": "vllm/engine/arg_utils.py:2958-3006",
     },
     "vllm_capacity": {
         "rule": "concurrency = num_blocks / blocks per sequence at max_model_len; the start-up "
-                "line's token count = int(concurrency x max_model_len)",
+        "line's token count = int(concurrency x max_model_len)",
         "source": "vllm-src-kv-cache-utils",
         "where": "vllm/v1/core/kv_cache_utils.py:1061-1128",
     },
     "sglang_memory": {
         "rule": "mem_fraction_static covers weights + KV pool; KV = free after loading - "
-                "free before loading x (1 - mem_fraction_static) ~ mem_fraction_static x total "
-                "- weights",
+        "free before loading x (1 - mem_fraction_static) ~ mem_fraction_static x total "
+        "- weights",
         "source": "sglang-src-kv-cache-configurator",
         "where": "python/sglang/srt/mem_cache/kv_cache_configurator.py:2990-3060",
     },
     "sglang_mem_fraction_static": {
         "rule": "unset: (gpu_mem - reserved) / gpu_mem rounded to 3 places, reserved MiB = 512 + "
-                "1.5 x max(chunked_prefill_size, 2048) + tp/8 x 1024 + graph reserve (decode "
-                "max_bs x 2, + 8 per prefill graph size or 1536 with MLA), at least 10240 above "
-                "60 GiB",
+        "1.5 x max(chunked_prefill_size, 2048) + tp/8 x 1024 + graph reserve (decode "
+        "max_bs x 2, + 8 per prefill graph size or 1536 with MLA), at least 10240 above "
+        "60 GiB",
         "source": "sglang-src-memory-hook",
         "where": "python/sglang/srt/arg_groups/memory_hook.py:89-178, 281-344, 357-399",
     },
     "sglang_cell_size": {
         "rule": "bytes per token = kv_heads_per_gpu x (head_dim + v_head_dim) x layers x dtype "
-                "bytes; MLA: (kv_lora_rank + qk_rope_head_dim) x layers x dtype bytes",
+        "bytes; MLA: (kv_lora_rank + qk_rope_head_dim) x layers x dtype bytes",
         "source": "sglang-src-pool-configurator",
         "where": "python/sglang/srt/model_executor/pool_configurator.py:379-384, 491-498, 642",
     },
     "sglang_swa_pool": {
         "rule": "hybrid SWA pool: full tokens = available // (full layers x per-layer bytes + "
-                "0.8 x sliding layers x per-layer bytes); SWA tokens = 0.8 x full tokens",
+        "0.8 x sliding layers x per-layer bytes); SWA tokens = 0.8 x full tokens",
         "source": "sglang-src-pool-configurator",
         "where": "python/sglang/srt/model_executor/pool_configurator.py:786-803, 859-916",
     },
     "gpu_memory": {
         "rule": "--gpu takes gpus.json memory_device_bytes (device-reported, or the capacity "
-                "NVIDIA's AIConfigurator system file models) when present, else memory_bytes "
-                "(the vendor's figure); gpu_memory_from says which",
-        "source": "nvidia-aiconfigurator-systems", "where": "data/gpus.json",
+        "NVIDIA's AIConfigurator system file models) when present, else memory_bytes "
+        "(the vendor's figure); gpu_memory_from says which",
+        "source": "nvidia-aiconfigurator-systems",
+        "where": "data/gpus.json",
     },
     "weights": {
         "rule": "weights = params_total x bytes per parameter (MoE: every expert resident); "
-                "split evenly over TP ranks",
-        "source": "", "where": "assumption",
+        "split evenly over TP ranks",
+        "source": "",
+        "where": "assumption",
     },
     "embeddings": {
         "rule": "with a quantized weight dtype, embeddings, LM head and the (2 x layers + 1) x "
-                "hidden RMSNorm weights stay 16-bit: vLLM's quantization methods cover linear "
-                "and expert layers only",
+        "hidden RMSNorm weights stay 16-bit: vLLM's quantization methods cover linear "
+        "and expert layers only",
         "source": "vllm-src-fp8-quant",
         "where": "vllm/model_executor/layers/quantization/fp8.py:177-198",
     },
@@ -256,8 +274,9 @@ def _int(cfg: dict[str, Any], *names: str, default: int | None = None) -> int | 
 def _require(cfg: dict[str, Any], where: str, *names: str) -> int:
     v = _int(cfg, *names)
     if v is None or v <= 0:
-        raise InputError(f"{where}: no positive integer '{names[0]}' (config field missing "
-                         "or malformed)")
+        raise InputError(
+            f"{where}: no positive integer '{names[0]}' (config field missing or malformed)"
+        )
     return v
 
 
@@ -266,8 +285,9 @@ def _sliding_layers(cfg: dict[str, Any], layers: int, where: str) -> tuple[int |
     types = cfg.get("layer_types")
     if isinstance(types, list) and types:
         if not all(isinstance(t, str) for t in types) or len(types) != layers:
-            raise InputError(f"{where}: 'layer_types' must list one string per layer "
-                             f"({layers} layers)")
+            raise InputError(
+                f"{where}: 'layer_types' must list one string per layer ({layers} layers)"
+            )
         sliding = sum(1 for t in types if "sliding" in t)
         if sliding and not window:
             raise InputError(f"{where}: 'layer_types' has sliding layers but no 'sliding_window'")
@@ -292,8 +312,13 @@ def estimate_params(cfg: dict[str, Any], m: Model) -> int:
         rope = m.qk_rope_head_dim or 0
         qr = _int(cfg, "q_lora_rank")
         q = (h * qr + qr + qr * nh * (nope + rope)) if qr else h * nh * (nope + rope)
-        attn = q + h * ((m.kv_lora_rank or 0) + rope) + (m.kv_lora_rank or 0) + \
-            (m.kv_lora_rank or 0) * nh * (nope + m.v_head_dim) + nh * m.v_head_dim * h
+        attn = (
+            q
+            + h * ((m.kv_lora_rank or 0) + rope)
+            + (m.kv_lora_rank or 0)
+            + (m.kv_lora_rank or 0) * nh * (nope + m.v_head_dim)
+            + nh * m.v_head_dim * h
+        )
     else:
         attn = h * nh * m.head_dim + 2 * h * m.num_kv_heads * m.head_dim + nh * m.head_dim * h
         if cfg.get("attention_bias"):
@@ -306,10 +331,10 @@ def estimate_params(cfg: dict[str, Any], m: Model) -> int:
         shared = _int(cfg, "n_shared_experts", "num_shared_experts", default=0) or 0
         per_expert = 3 * h * mi
         if cfg.get("model_type") == "gpt_oss":
-            per_expert += 2 * mi + h   # gate_up and down biases
+            per_expert += 2 * mi + h  # gate_up and down biases
         moe_mlp = m.num_experts * per_expert + shared * 3 * h * mi + h * m.num_experts
         if cfg.get("model_type") == "gpt_oss":
-            moe_mlp += m.num_experts   # router bias
+            moe_mlp += m.num_experts  # router bias
     norms = 2 * h
     total = m.num_layers * (attn + norms)
     total += m.moe_layers * moe_mlp + (m.num_layers - m.moe_layers) * dense_mlp
@@ -321,13 +346,23 @@ def model_from_config(cfg: Any, where: str) -> Model:
     if not isinstance(cfg, dict):
         raise InputError(f"{where}: a config.json must hold a JSON object")
     text = cfg.get("text_config")
-    if isinstance(text, dict):   # multimodal wrappers (Gemma 3, Llama 4): the text model decides
+    if isinstance(text, dict):  # multimodal wrappers (Gemma 3, Llama 4): the text model decides
         cfg = {**cfg, **text}
     layers = _require(cfg, where, "num_hidden_layers", "n_layers", "num_layers")
     heads = _require(cfg, where, "num_attention_heads", "n_heads", "n_head")
     hidden = _require(cfg, where, "hidden_size", "dim", "d_model")
-    kv = _int(cfg, "n_head_kv", "num_kv_heads", "num_key_value_heads", "multi_query_group_num",
-              "num_attention_groups", default=heads) or heads
+    kv = (
+        _int(
+            cfg,
+            "n_head_kv",
+            "num_kv_heads",
+            "num_key_value_heads",
+            "multi_query_group_num",
+            "num_attention_groups",
+            default=heads,
+        )
+        or heads
+    )
     if kv <= 0:
         raise InputError(f"{where}: 'num_key_value_heads' must be positive")
     head_dim = _int(cfg, "head_dim")
@@ -340,8 +375,17 @@ def model_from_config(cfg: Any, where: str) -> Model:
     if kv_lora is not None and not rope:
         raise InputError(f"{where}: MLA config (kv_lora_rank) without 'qk_rope_head_dim'")
     window, sliding = _sliding_layers(cfg, layers, where)
-    experts = _int(cfg, "num_experts", "moe_num_experts", "n_routed_experts",
-                   "num_local_experts", default=0) or 0
+    experts = (
+        _int(
+            cfg,
+            "num_experts",
+            "moe_num_experts",
+            "n_routed_experts",
+            "num_local_experts",
+            default=0,
+        )
+        or 0
+    )
     moe_layers = 0
     if experts:
         first_dense = _int(cfg, "first_k_dense_replace", default=0) or 0
@@ -354,14 +398,25 @@ def model_from_config(cfg: Any, where: str) -> Model:
         dtype = CHECKPOINT_DTYPES.get(cfg.get("torch_dtype") or cfg.get("dtype"), "bf16")
     v_head = _int(cfg, "v_head_dim", default=head_dim) or head_dim
     m = Model(
-        id=where, name=str(cfg.get("_name_or_path") or where), num_layers=layers,
-        num_attention_heads=heads, num_kv_heads=kv, head_dim=head_dim,
-        v_head_dim=v_head if kv_lora else head_dim, hidden_size=hidden,
+        id=where,
+        name=str(cfg.get("_name_or_path") or where),
+        num_layers=layers,
+        num_attention_heads=heads,
+        num_kv_heads=kv,
+        head_dim=head_dim,
+        v_head_dim=v_head if kv_lora else head_dim,
+        hidden_size=hidden,
         vocab_size=_int(cfg, "vocab_size", default=0) or 0,
-        tie_word_embeddings=bool(cfg.get("tie_word_embeddings", False)), architecture=arch,
-        kv_lora_rank=kv_lora, qk_rope_head_dim=rope, window=window, sliding_layers=sliding,
-        checkpoint_dtype=dtype, max_context=_int(cfg, "max_position_embeddings"),
-        num_experts=experts, moe_layers=moe_layers,
+        tie_word_embeddings=bool(cfg.get("tie_word_embeddings", False)),
+        architecture=arch,
+        kv_lora_rank=kv_lora,
+        qk_rope_head_dim=rope,
+        window=window,
+        sliding_layers=sliding,
+        checkpoint_dtype=dtype,
+        max_context=_int(cfg, "max_position_embeddings"),
+        num_experts=experts,
+        moe_layers=moe_layers,
     )
     m.params_total = estimate_params(cfg, m)
     m.params_note = "estimated from config.json shapes (pass --params to override)"
@@ -376,10 +431,15 @@ def model_from_entry(e: dict[str, Any]) -> Model:
         moe = e.get("moe") or {}
         layers = int(e["num_layers"])
         m = Model(
-            id=str(e["id"]), name=str(e.get("name") or e["id"]), num_layers=layers,
-            num_attention_heads=int(e["num_attention_heads"]), num_kv_heads=int(e["num_kv_heads"]),
-            head_dim=int(e["head_dim"]), v_head_dim=int(mla.get("v_head_dim") or e["head_dim"]),
-            hidden_size=int(e["hidden_size"]), vocab_size=int(e.get("vocab_size") or 0),
+            id=str(e["id"]),
+            name=str(e.get("name") or e["id"]),
+            num_layers=layers,
+            num_attention_heads=int(e["num_attention_heads"]),
+            num_kv_heads=int(e["num_kv_heads"]),
+            head_dim=int(e["head_dim"]),
+            v_head_dim=int(mla.get("v_head_dim") or e["head_dim"]),
+            hidden_size=int(e["hidden_size"]),
+            vocab_size=int(e.get("vocab_size") or 0),
             tie_word_embeddings=bool(e.get("tie_word_embeddings", False)),
             architecture=str(e.get("architecture") or "?"),
             kv_lora_rank=int(mla["kv_lora_rank"]) if mla else None,
@@ -406,8 +466,9 @@ def load_json(path: Path, what: str) -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read {what} {path}: {exc}") from None
     except json.JSONDecodeError as exc:
-        raise InputError(f"{what} {path} is not valid JSON: line {exc.lineno} column "
-                         f"{exc.colno}: {exc.msg}") from None
+        raise InputError(
+            f"{what} {path} is not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
 
 
 def _entries(data_dir: Path, name: str, key: str) -> list[dict[str, Any]]:
@@ -427,11 +488,15 @@ def _unknown(kind: str, wanted: str, rows: list[dict[str, Any]], flag: str) -> I
                 keys[r[extra].lower()] = r["id"]
     close = difflib.get_close_matches(wanted.lower(), list(keys), n=5, cutoff=0.5)
     ids = sorted({keys[c] for c in close})
-    hint = f"; did you mean: {', '.join(ids)}?" if ids else \
-        f"; known ids: {', '.join(sorted(r['id'] for r in rows))}"
+    hint = (
+        f"; did you mean: {', '.join(ids)}?"
+        if ids
+        else f"; known ids: {', '.join(sorted(r['id'] for r in rows))}"
+    )
     extra = " or a path to a config.json" if flag == "--model" else ""
-    return InputError(f"unknown {kind} '{wanted}' for {flag}{hint} (give an id from "
-                      f"data/{kind}s.json{extra})")
+    return InputError(
+        f"unknown {kind} '{wanted}' for {flag}{hint} (give an id from data/{kind}s.json{extra})"
+    )
 
 
 def resolve_model(spec: str, data_dir: Path) -> Model:
@@ -454,8 +519,10 @@ def resolve_gpu(spec: str, data_dir: Path) -> tuple[str, int, str]:
                 mem = r.get(key)
                 if isinstance(mem, int) and not isinstance(mem, bool) and mem > 0:
                     return str(r.get("name") or spec), mem, f"gpus.json {key}"
-            raise InputError(f"gpus.json entry '{spec}' has neither memory_device_bytes nor "
-                             "memory_bytes; pass --gpu-memory-gib")
+            raise InputError(
+                f"gpus.json entry '{spec}' has neither memory_device_bytes nor "
+                "memory_bytes; pass --gpu-memory-gib"
+            )
     raise _unknown("gpu", spec, rows, "--gpu")
 
 
@@ -469,7 +536,7 @@ def weight_bytes(m: Model, dtype: str) -> int:
     if per >= 2.0:
         return int(m.params_total * per)
     embed = m.vocab_size * m.hidden_size * (1 if m.tie_word_embeddings else 2)
-    norms = (2 * m.num_layers + 1) * m.hidden_size   # two RMSNorms per layer and the final one
+    norms = (2 * m.num_layers + 1) * m.hidden_size  # two RMSNorms per layer and the final one
     keep = min(embed + norms, m.params_total)
     return int((m.params_total - keep) * per + keep * 2)
 
@@ -518,9 +585,14 @@ def sglang_default_mem_fraction(total_bytes: int, tp: int, mla: bool) -> tuple[f
         graph += 1.5 * 1024
     else:
         prefill_max = chunk
-        sizes = (list(range(4, 33, 4)) + list(range(48, 257, 16)) + list(range(288, 513, 32))
-                 + list(range(576, 1025, 64)) + list(range(1280, 4097, 256))
-                 + list(range(4608, prefill_max + 1, 512)))
+        sizes = (
+            list(range(4, 33, 4))
+            + list(range(48, 257, 16))
+            + list(range(288, 513, 32))
+            + list(range(576, 1025, 64))
+            + list(range(1280, 4097, 256))
+            + list(range(4608, prefill_max + 1, 512))
+        )
         graph += 8 * len([s for s in sizes if s <= prefill_max])
     reserved += graph
     if gpu_mem > 60 * 1024:
@@ -551,27 +623,43 @@ def size(inp: Inputs) -> Result:
     m, tp, ctx = inp.model, inp.tp, inp.context
     if m.num_attention_heads % tp:
         ok = ", ".join(str(d) for d in (1, 2, 4, 8, 16, 32) if m.num_attention_heads % d == 0)
-        raise InputError(f"--tp {tp} does not divide the {m.num_attention_heads} attention heads "
-                         f"of {m.id} (vLLM and SGLang refuse it); use one of {ok}")
+        raise InputError(
+            f"--tp {tp} does not divide the {m.num_attention_heads} attention heads "
+            f"of {m.id} (vLLM and SGLang refuse it); use one of {ok}"
+        )
     kvb = KV_BYTES[inp.kv_dtype]
     layer_tok = per_layer_token_bytes(m, tp, kvb)
     total_w = inp.weight_bytes if inp.weight_bytes else weight_bytes(m, inp.weight_dtype)
     w_gpu = cdiv(total_w, tp)
     reserve = int(inp.reserve_gib * GIB)
     out: dict[str, Any] = {
-        "model": m.id, "model_name": m.name, "architecture": m.architecture,
-        "attention": m.attention, "engine": inp.engine, "gpu": inp.gpu_name,
-        "gpu_memory_bytes": inp.gpu_bytes, "gpu_memory_from": inp.gpu_memory_from,
-        "gpus": inp.gpus, "tp": tp,
-        "replicas": inp.gpus // tp, "weight_dtype": inp.weight_dtype, "kv_dtype": inp.kv_dtype,
-        "context": ctx, "num_layers": m.num_layers, "full_attention_layers": m.full_layers,
-        "sliding_window_layers": m.sliding_layers, "sliding_window": m.window,
+        "model": m.id,
+        "model_name": m.name,
+        "architecture": m.architecture,
+        "attention": m.attention,
+        "engine": inp.engine,
+        "gpu": inp.gpu_name,
+        "gpu_memory_bytes": inp.gpu_bytes,
+        "gpu_memory_from": inp.gpu_memory_from,
+        "gpus": inp.gpus,
+        "tp": tp,
+        "replicas": inp.gpus // tp,
+        "weight_dtype": inp.weight_dtype,
+        "kv_dtype": inp.kv_dtype,
+        "context": ctx,
+        "num_layers": m.num_layers,
+        "full_attention_layers": m.full_layers,
+        "sliding_window_layers": m.sliding_layers,
+        "sliding_window": m.window,
         "kv_heads_per_gpu": kv_heads_per_gpu(m, tp),
         "kv_bytes_per_token": whole_model_token_bytes(m, kvb),
         "kv_bytes_per_token_per_gpu": m.num_layers * layer_tok,
         "kv_bytes_per_token_per_layer_per_gpu": layer_tok,
-        "params_total": m.params_total, "params_note": m.params_note,
-        "weight_bytes": total_w, "weight_bytes_per_gpu": w_gpu, "reserve_bytes": reserve,
+        "params_total": m.params_total,
+        "params_note": m.params_note,
+        "weight_bytes": total_w,
+        "weight_bytes_per_gpu": w_gpu,
+        "reserve_bytes": reserve,
         "weight_bytes_from": "--weight-bytes" if inp.weight_bytes else "params x dtype bytes",
     }
     assumptions = ["kv_heads_per_gpu", "head_dim", "weights", "block_size"]
@@ -586,8 +674,9 @@ def size(inp: Inputs) -> Result:
         budget = math.ceil(inp.gpu_bytes * frac)
         avail = budget - w_gpu - reserve
         bs = inp.block_size or VLLM_BLOCK_SIZE
-        mnbt = inp.max_num_batched_tokens or vllm_default_batched_tokens(inp.gpu_bytes,
-                                                                          inp.gpu_name)
+        mnbt = inp.max_num_batched_tokens or vllm_default_batched_tokens(
+            inp.gpu_bytes, inp.gpu_name
+        )
         page = bs * layer_tok
         seq_blocks_full = cdiv(ctx, bs)
         if m.sliding_layers and m.full_layers:
@@ -604,19 +693,35 @@ def size(inp: Inputs) -> Result:
         bytes_per_block = group * page
         blocks = max(avail, 0) // bytes_per_block
         conc = blocks / per_seq
-        out.update({
-            "memory_fraction": frac, "memory_fraction_flag": "--gpu-memory-utilization",
-            "budget_bytes": budget, "kv_bytes_available_per_gpu": avail, "block_size": bs,
-            "kv_blocks": blocks, "kv_cache_groups": full_groups + sw_groups,
-            "layers_per_group": group, "blocks_per_sequence": per_seq,
-            "max_num_batched_tokens": mnbt if sw_groups else None,
-            "max_tokens": int(conc * ctx), "max_sequences_at_context": round(conc, 2),
-        })
-        assumptions += ["vllm_memory", "vllm_gpu_memory_utilization", "page_bytes",
-                        "vllm_num_blocks", "vllm_capacity"]
+        out.update(
+            {
+                "memory_fraction": frac,
+                "memory_fraction_flag": "--gpu-memory-utilization",
+                "budget_bytes": budget,
+                "kv_bytes_available_per_gpu": avail,
+                "block_size": bs,
+                "kv_blocks": blocks,
+                "kv_cache_groups": full_groups + sw_groups,
+                "layers_per_group": group,
+                "blocks_per_sequence": per_seq,
+                "max_num_batched_tokens": mnbt if sw_groups else None,
+                "max_tokens": int(conc * ctx),
+                "max_sequences_at_context": round(conc, 2),
+            }
+        )
+        assumptions += [
+            "vllm_memory",
+            "vllm_gpu_memory_utilization",
+            "page_bytes",
+            "vllm_num_blocks",
+            "vllm_capacity",
+        ]
         if sw_groups:
-            assumptions += ["vllm_hybrid_groups", "vllm_sliding_window",
-                            "vllm_max_num_batched_tokens"]
+            assumptions += [
+                "vllm_hybrid_groups",
+                "vllm_sliding_window",
+                "vllm_max_num_batched_tokens",
+            ]
         need_one = per_seq * bytes_per_block
     else:
         if inp.fraction is not None:
@@ -628,8 +733,10 @@ def size(inp: Inputs) -> Result:
         page = inp.block_size or SGLANG_PAGE_SIZE
         hybrid = bool(m.sliding_layers) and m.architecture in SGLANG_HYBRID_SWA_ARCHS
         if hybrid:
-            cell = m.full_layers * layer_tok + SGLANG_SWA_FULL_TOKENS_RATIO * \
-                m.sliding_layers * layer_tok
+            cell = (
+                m.full_layers * layer_tok
+                + SGLANG_SWA_FULL_TOKENS_RATIO * m.sliding_layers * layer_tok
+            )
             if not m.full_layers:
                 cell = m.sliding_layers * layer_tok
         else:
@@ -641,13 +748,20 @@ def size(inp: Inputs) -> Result:
         if hybrid and m.full_layers:
             swa_tokens = int(tokens * SGLANG_SWA_FULL_TOKENS_RATIO) // page * page
             conc = min(conc, swa_tokens / min(seq_tokens, cdiv(m.window or 1, page) * page))
-        out.update({
-            "memory_fraction": frac, "memory_fraction_flag": "--mem-fraction-static",
-            "sglang_reserved_mib": reserved_mib, "budget_bytes": budget,
-            "kv_bytes_available_per_gpu": avail, "block_size": page,
-            "hybrid_swa_pool": hybrid, "swa_tokens": swa_tokens,
-            "max_tokens": tokens, "max_sequences_at_context": round(conc, 2),
-        })
+        out.update(
+            {
+                "memory_fraction": frac,
+                "memory_fraction_flag": "--mem-fraction-static",
+                "sglang_reserved_mib": reserved_mib,
+                "budget_bytes": budget,
+                "kv_bytes_available_per_gpu": avail,
+                "block_size": page,
+                "hybrid_swa_pool": hybrid,
+                "swa_tokens": swa_tokens,
+                "max_tokens": tokens,
+                "max_sequences_at_context": round(conc, 2),
+            }
+        )
         assumptions += ["sglang_memory", "sglang_cell_size"]
         if inp.fraction is None:
             assumptions.append("sglang_mem_fraction_static")
@@ -658,14 +772,18 @@ def size(inp: Inputs) -> Result:
     out["assumptions"] = {k: ASSUMPTIONS[k] for k in assumptions}
     res = Result(out)
     if avail <= 0:
-        res.problem = (f"does not fit: weights {w_gpu / GIB:.2f} GiB per GPU + reserve "
-                       f"{reserve / GIB:.2f} GiB exceed the {budget / GIB:.2f} GiB budget "
-                       f"({frac} x {inp.gpu_bytes / GIB:.2f} GiB) by {-avail / GIB:.2f} GiB; "
-                       "raise --tp, quantize the weights, or use a larger GPU")
+        res.problem = (
+            f"does not fit: weights {w_gpu / GIB:.2f} GiB per GPU + reserve "
+            f"{reserve / GIB:.2f} GiB exceed the {budget / GIB:.2f} GiB budget "
+            f"({frac} x {inp.gpu_bytes / GIB:.2f} GiB) by {-avail / GIB:.2f} GiB; "
+            "raise --tp, quantize the weights, or use a larger GPU"
+        )
     elif avail < need_one:
-        res.problem = (f"does not fit: one {ctx}-token sequence needs {need_one / GIB:.2f} GiB "
-                       f"of KV per GPU, {avail / GIB:.2f} GiB is left, short by "
-                       f"{(need_one - avail) / GIB:.2f} GiB; lower --context or raise --tp")
+        res.problem = (
+            f"does not fit: one {ctx}-token sequence needs {need_one / GIB:.2f} GiB "
+            f"of KV per GPU, {avail / GIB:.2f} GiB is left, short by "
+            f"{(need_one - avail) / GIB:.2f} GiB; lower --context or raise --tp"
+        )
     out["fits"] = res.problem is None
     return res
 
@@ -707,8 +825,7 @@ def _params(text: str) -> int:
     try:
         v = float(text[:-1]) * 1e9 if text[-1:].upper() == "B" else float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a parameter count: {text!r} (e.g. 70.6B)") \
-            from None
+        raise argparse.ArgumentTypeError(f"not a parameter count: {text!r} (e.g. 70.6B)") from None
     if v <= 0 or not math.isfinite(v):
         raise argparse.ArgumentTypeError(f"must be positive: {text}")
     return int(v)
@@ -723,37 +840,65 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="sizing.py", description=__doc__.split("\n\n")[0])
-    p.add_argument("--model", required=True,
-                   help="id or hf_repo from data/models.json, or a path to a config.json")
+    p.add_argument(
+        "--model",
+        required=True,
+        help="id or hf_repo from data/models.json, or a path to a config.json",
+    )
     p.add_argument("--gpu", help="id from data/gpus.json (or give --gpu-memory-gib)")
-    p.add_argument("--gpu-memory-gib", type=_non_negative,
-                   help="device memory in GiB as the engine sees it (overrides --gpu's figure; "
-                        "nvidia-smi memory.total in MiB / 1024)")
+    p.add_argument(
+        "--gpu-memory-gib",
+        type=_non_negative,
+        help="device memory in GiB as the engine sees it (overrides --gpu's figure; "
+        "nvidia-smi memory.total in MiB / 1024)",
+    )
     p.add_argument("--gpus", type=_positive_int, help="GPUs in total (default: --tp)")
     p.add_argument("--tp", type=_positive_int, help="tensor-parallel size (default: --gpus or 1)")
-    p.add_argument("--weight-dtype", choices=sorted(WEIGHT_BYTES),
-                   help="default: the checkpoint's dtype")
+    p.add_argument(
+        "--weight-dtype", choices=sorted(WEIGHT_BYTES), help="default: the checkpoint's dtype"
+    )
     p.add_argument("--kv-dtype", choices=sorted(KV_BYTES), default="bf16")
-    p.add_argument("--context", type=_positive_int, default=None,
-                   help="tokens per sequence (max_model_len); default: the model's max context")
+    p.add_argument(
+        "--context",
+        type=_positive_int,
+        default=None,
+        help="tokens per sequence (max_model_len); default: the model's max context",
+    )
     p.add_argument("--engine", choices=("vllm", "sglang"), default="vllm")
-    p.add_argument("--gpu-memory-utilization", type=_fraction, dest="fraction",
-                   help="vLLM --gpu-memory-utilization (default 0.92) or SGLang "
-                        "--mem-fraction-static (default: SGLang's own rule)")
-    p.add_argument("--reserve-gib", type=_non_negative,
-                   help="activation peak + CUDA graphs + non-torch memory per GPU, outside the "
-                        "engine's own rule (default: 4 for vLLM, 0 for SGLang)")
-    p.add_argument("--block-size", type=_positive_int,
-                   help="vLLM --block-size (16) or SGLang --page-size (1)")
-    p.add_argument("--max-num-batched-tokens", type=_positive_int,
-                   help="vLLM only: sliding-window layers keep 2 x this many in-flight tokens "
-                        "(default: vLLM's rule by GPU memory)")
+    p.add_argument(
+        "--gpu-memory-utilization",
+        type=_fraction,
+        dest="fraction",
+        help="vLLM --gpu-memory-utilization (default 0.92) or SGLang "
+        "--mem-fraction-static (default: SGLang's own rule)",
+    )
+    p.add_argument(
+        "--reserve-gib",
+        type=_non_negative,
+        help="activation peak + CUDA graphs + non-torch memory per GPU, outside the "
+        "engine's own rule (default: 4 for vLLM, 0 for SGLang)",
+    )
+    p.add_argument(
+        "--block-size", type=_positive_int, help="vLLM --block-size (16) or SGLang --page-size (1)"
+    )
+    p.add_argument(
+        "--max-num-batched-tokens",
+        type=_positive_int,
+        help="vLLM only: sliding-window layers keep 2 x this many in-flight tokens "
+        "(default: vLLM's rule by GPU memory)",
+    )
     p.add_argument("--params", type=_params, help="parameter count, e.g. 70.6B or 70553706496")
-    p.add_argument("--weight-bytes", type=_positive_int,
-                   help="total weight bytes as loaded, scales included (e.g. a checkpoint's "
-                        "safetensors total_size); replaces params x --weight-dtype bytes")
-    p.add_argument("--data", type=Path, help="folder holding models.json and gpus.json "
-                   "(default: ../../data next to this script)")
+    p.add_argument(
+        "--weight-bytes",
+        type=_positive_int,
+        help="total weight bytes as loaded, scales included (e.g. a checkpoint's "
+        "safetensors total_size); replaces params x --weight-dtype bytes",
+    )
+    p.add_argument(
+        "--data",
+        type=Path,
+        help="folder holding models.json and gpus.json (default: ../../data next to this script)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     return p
 
@@ -784,12 +929,23 @@ def inputs_from_args(a: argparse.Namespace) -> Inputs:
     if not context:
         raise InputError(f"model '{model.id}' has no max context; pass --context")
     reserve = a.reserve_gib if a.reserve_gib is not None else DEFAULT_RESERVE_GIB[a.engine]
-    return Inputs(model=model, gpu_name=gpu_name, gpu_bytes=gpu_bytes, gpu_memory_from=mem_from,
-                  gpus=gpus, tp=tp,
-                  weight_dtype=a.weight_dtype or model.checkpoint_dtype, kv_dtype=a.kv_dtype,
-                  context=context, engine=a.engine, fraction=a.fraction, reserve_gib=reserve,
-                  block_size=a.block_size, max_num_batched_tokens=a.max_num_batched_tokens,
-                  weight_bytes=a.weight_bytes)
+    return Inputs(
+        model=model,
+        gpu_name=gpu_name,
+        gpu_bytes=gpu_bytes,
+        gpu_memory_from=mem_from,
+        gpus=gpus,
+        tp=tp,
+        weight_dtype=a.weight_dtype or model.checkpoint_dtype,
+        kv_dtype=a.kv_dtype,
+        context=context,
+        engine=a.engine,
+        fraction=a.fraction,
+        reserve_gib=reserve,
+        block_size=a.block_size,
+        max_num_batched_tokens=a.max_num_batched_tokens,
+        weight_bytes=a.weight_bytes,
+    )
 
 
 def _gib(n: int | float) -> str:
@@ -798,35 +954,59 @@ def _gib(n: int | float) -> str:
 
 def render(d: dict[str, Any]) -> str:
     rows = [
-        ("model", f"{d['model']} ({d['attention']}, {d['num_layers']} layers"
-                  + (f", {d['sliding_window_layers']} sliding of window {d['sliding_window']}"
-                     if d["sliding_window_layers"] else "") + ")"),
+        (
+            "model",
+            f"{d['model']} ({d['attention']}, {d['num_layers']} layers"
+            + (
+                f", {d['sliding_window_layers']} sliding of window {d['sliding_window']}"
+                if d["sliding_window_layers"]
+                else ""
+            )
+            + ")",
+        ),
         ("engine", d["engine"]),
-        ("gpu", f"{d['gpu']}, {_gib(d['gpu_memory_bytes'])} ({d['gpu_memory_from']}); "
-                f"{d['gpus']} GPUs, TP {d['tp']}, {d['replicas']} replica(s)"),
+        (
+            "gpu",
+            f"{d['gpu']}, {_gib(d['gpu_memory_bytes'])} ({d['gpu_memory_from']}); "
+            f"{d['gpus']} GPUs, TP {d['tp']}, {d['replicas']} replica(s)",
+        ),
         ("dtypes", f"weights {d['weight_dtype']}, KV {d['kv_dtype']}"),
         ("KV heads per GPU", str(d["kv_heads_per_gpu"])),
         ("KV bytes per token", f"{d['kv_bytes_per_token']:,} (whole model)"),
         ("KV bytes per token per GPU", f"{d['kv_bytes_per_token_per_gpu']:,}"),
-        ("weights", f"{_gib(d['weight_bytes'])} ("
-                    + ("--weight-bytes" if d["weight_bytes_from"] == "--weight-bytes"
-                       else f"{d['params_total']:,} params")
-                    + f"), {_gib(d['weight_bytes_per_gpu'])} per GPU"),
-        ("budget per GPU", f"{d['memory_fraction']} x {_gib(d['gpu_memory_bytes'])} = "
-                           f"{_gib(d['budget_bytes'])} ({d['memory_fraction_flag']})"),
+        (
+            "weights",
+            f"{_gib(d['weight_bytes'])} ("
+            + (
+                "--weight-bytes"
+                if d["weight_bytes_from"] == "--weight-bytes"
+                else f"{d['params_total']:,} params"
+            )
+            + f"), {_gib(d['weight_bytes_per_gpu'])} per GPU",
+        ),
+        (
+            "budget per GPU",
+            f"{d['memory_fraction']} x {_gib(d['gpu_memory_bytes'])} = "
+            f"{_gib(d['budget_bytes'])} ({d['memory_fraction_flag']})",
+        ),
         ("reserve per GPU", f"{_gib(d['reserve_bytes'])} (--reserve-gib)"),
         ("KV available per GPU", _gib(d["kv_bytes_available_per_gpu"])),
         ("page", f"{d['block_size']} tokens"),
         ("max tokens", f"{d['max_tokens']:,}"),
-        (f"sequences at {d['context']:,}", f"{d['max_sequences_at_context']} per replica, "
-                                           f"{d['max_sequences_total']} in total"),
+        (
+            f"sequences at {d['context']:,}",
+            f"{d['max_sequences_at_context']} per replica, {d['max_sequences_total']} in total",
+        ),
     ]
     width = max(len(k) for k, _ in rows)
     lines = [f"{k.ljust(width)}  {v}" for k, v in rows]
     lines.append("assumptions:")
-    lines += [f"  - {a['rule']} [" + (f"{a['source']}: {a['where']}" if a["source"]
-                                      else "assumption") + "]"
-              for a in d["assumptions"].values()]
+    lines += [
+        f"  - {a['rule']} ["
+        + (f"{a['source']}: {a['where']}" if a["source"] else "assumption")
+        + "]"
+        for a in d["assumptions"].values()
+    ]
     return "\n".join(lines)
 
 

@@ -209,8 +209,9 @@ def collect(
         for rel, doc in sorted(docs.items()):
             found += [Use(skill.display(rel), ln, col, u) for u, ln, col in doc_urls(doc)]
         if data.registry is not None:  # sources.json, read once when the skill was loaded
-            found += [Use(skill.display(SOURCES_REL), ln, col, u)
-                      for u, ln, col in data.registry.urls]
+            found += [
+                Use(skill.display(SOURCES_REL), ln, col, u) for u, ln, col in data.registry.urls
+            ]
         for use in found:
             if is_skipped(use.url, config):
                 skipped += 1

@@ -311,6 +311,7 @@ def run(
         set(diagnostics), key=lambda d: (d.path, d.line, d.column, d.code, d.message)
     )
     summary = summarize(collected, outcomes, requests, unreachable)
-    result = Result(diagnostics, len(collected.skills), collected.files,
-                    time.perf_counter() - started)
+    result = Result(
+        diagnostics, len(collected.skills), collected.files, time.perf_counter() - started
+    )
     return ProbeResult(result, summary, outcomes)

@@ -108,8 +108,9 @@ def _toml(fence: Fence) -> tuple[int, int, str] | None:
     return None
 
 
-def _memoised(ctx: Context, fence: Fence,
-              fn: Callable[[Fence], tuple[int, int, str] | None]) -> tuple[int, int, str] | None:
+def _memoised(
+    ctx: Context, fence: Fence, fn: Callable[[Fence], tuple[int, int, str] | None]
+) -> tuple[int, int, str] | None:
     from skillcheck import resultmemo as memo_mod
 
     memo = memo_mod.for_config(ctx.config)

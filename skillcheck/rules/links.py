@@ -17,20 +17,50 @@ from skillcheck.registry import checker, declare
 PACK_DIRS = ("references", "assets", "data", "scripts")
 TEXT_FENCES = {"text", "txt", "plain", "plaintext", ""}
 _PACK_PATH = re.compile(
-    r"(?<![\w./-])((?:references|assets|data|scripts)/[\w.*/-]*[\w*/])(#[\w-]+)?")
+    r"(?<![\w./-])((?:references|assets|data|scripts)/[\w.*/-]*[\w*/])(#[\w-]+)?"
+)
 _MODULE = re.compile(r"-m\s+(scripts(?:\.\w+)+)")
 _SPAN_PATH = re.compile(r"^(?:references|assets|data|scripts)/[^\s<>{}$`]+$")
 
 declare("SC201", "broken-link", "error", "A relative link points at a file that does not exist.")
 declare("SC202", "link-case", "error", "A link's case differs from the file on disk.")
-declare("SC203", "link-escapes", "error", "A link leaves the skill folder ('..', absolute, or symlink).")
-declare("SC204", "missing-anchor", "error", "A '#fragment' names no heading or id in the same file.")
-declare("SC205", "missing-anchor-other", "error", "'file.md#fragment' names no heading or id in that file.")
-declare("SC206", "text-block-path", "error", "A pack path in a text block (the decision tree) does not resolve.")
+declare(
+    "SC203", "link-escapes", "error", "A link leaves the skill folder ('..', absolute, or symlink)."
+)
+declare(
+    "SC204", "missing-anchor", "error", "A '#fragment' names no heading or id in the same file."
+)
+declare(
+    "SC205",
+    "missing-anchor-other",
+    "error",
+    "'file.md#fragment' names no heading or id in that file.",
+)
+declare(
+    "SC206",
+    "text-block-path",
+    "error",
+    "A pack path in a text block (the decision tree) does not resolve.",
+)
 declare("SC207", "code-span-path", "error", "A pack path in an inline code span does not resolve.")
-declare("SC208", "orphan-file", "error", "A file under references/, assets/, data/ or scripts/ is not reachable from SKILL.md.")
-declare("SC209", "deep-reference", "warning", "A file is reachable only through another file, not from SKILL.md directly.")
-declare("SC210", "undefined-reference", "error", "A reference-style link uses a label with no definition.")
+declare(
+    "SC208",
+    "orphan-file",
+    "error",
+    "A file under references/, assets/, data/ or scripts/ is not reachable from SKILL.md.",
+)
+declare(
+    "SC209",
+    "deep-reference",
+    "warning",
+    "A file is reachable only through another file, not from SKILL.md directly.",
+)
+declare(
+    "SC210",
+    "undefined-reference",
+    "error",
+    "A reference-style link uses a label with no definition.",
+)
 
 
 def _anchor_problem(ctx: Context, target_rel: str, frag: str) -> str | None:
@@ -45,8 +75,13 @@ def _anchor_problem(ctx: Context, target_rel: str, frag: str) -> str | None:
     import difflib
 
     close = difflib.get_close_matches(frag, sorted(anchors), n=1, cutoff=0.6)
-    return f"did you mean '#{close[0]}'?" if close else "headings in that file: " + ", ".join(
-        sorted(anchors)[:5]) + (" ..." if len(anchors) > 5 else "")
+    return (
+        f"did you mean '#{close[0]}'?"
+        if close
+        else "headings in that file: "
+        + ", ".join(sorted(anchors)[:5])
+        + (" ..." if len(anchors) > 5 else "")
+    )
 
 
 def _is_md(rel: str) -> bool:
@@ -68,14 +103,20 @@ def check_links(ctx: Context) -> Iterator[Diagnostic]:
 
     for rel, doc in ctx.docs.items():
         defs = {d.label: d for d in doc.definitions}
-        targets = [(lk.target, lk.line, lk.column, lk.kind) for lk in doc.links
-                   if lk.kind != "reference"]
+        targets = [
+            (lk.target, lk.line, lk.column, lk.kind) for lk in doc.links if lk.kind != "reference"
+        ]
         targets += [(d.target, d.line, d.column, "definition") for d in doc.definitions]
         for lk in doc.links:
             if lk.kind == "reference" and lk.label not in defs:
-                yield ctx.diag(rel, lk.line, lk.column, "SC210",
-                               f"reference link label '[{lk.label}]' has no definition",
-                               f"add a line '[{lk.label}]: URL' (e.g. in the Sources section)")
+                yield ctx.diag(
+                    rel,
+                    lk.line,
+                    lk.column,
+                    "SC210",
+                    f"reference link label '[{lk.label}]' has no definition",
+                    f"add a line '[{lk.label}]: URL' (e.g. in the Sources section)",
+                )
         for target, line, col, _kind in targets:
             target = target.strip()
             if not target or is_external(target):
@@ -85,58 +126,88 @@ def check_links(ctx: Context) -> Iterator[Diagnostic]:
                 if frag is not None:
                     hint = _anchor_problem(ctx, rel, frag)
                     if hint is not None:
-                        yield ctx.diag(rel, line, col, "SC204",
-                                       f"no heading or id '{frag}' in this file", hint)
+                        yield ctx.diag(
+                            rel, line, col, "SC204", f"no heading or id '{frag}' in this file", hint
+                        )
                 continue
             if is_absolute(path):
-                yield ctx.diag(rel, line, col, "SC203",
-                               f"absolute path '{path}' does not travel with the skill",
-                               "use a path relative to this file")
+                yield ctx.diag(
+                    rel,
+                    line,
+                    col,
+                    "SC203",
+                    f"absolute path '{path}' does not travel with the skill",
+                    "use a path relative to this file",
+                )
                 continue
             resolved = ctx.resolve(rel, path)
             if resolved is None:
-                yield ctx.diag(rel, line, col, "SC203",
-                               f"'{path}' leaves the skill folder",
-                               "a skill is installed on its own: link only to files inside it")
+                yield ctx.diag(
+                    rel,
+                    line,
+                    col,
+                    "SC203",
+                    f"'{path}' leaves the skill folder",
+                    "a skill is installed on its own: link only to files inside it",
+                )
                 continue
             ok, case_fix = ctx.lookup(resolved)
             if not ok:
                 if case_fix is not None:
                     fixed = posixpath.relpath(case_fix, posixpath.dirname(rel) or ".")
-                    yield ctx.diag(rel, line, col, "SC202",
-                                   f"'{path}' differs in case from the file on disk",
-                                   f"write '{fixed}': case-sensitive file systems and "
-                                   "GitHub will not find it")
+                    yield ctx.diag(
+                        rel,
+                        line,
+                        col,
+                        "SC202",
+                        f"'{path}' differs in case from the file on disk",
+                        f"write '{fixed}': case-sensitive file systems and GitHub will not find it",
+                    )
                 else:
-                    yield ctx.diag(rel, line, col, "SC201", f"'{path}' does not exist",
-                                   _suggest(ctx, resolved))
+                    yield ctx.diag(
+                        rel, line, col, "SC201", f"'{path}' does not exist", _suggest(ctx, resolved)
+                    )
                 continue
             if ctx.escapes_via_symlink(resolved):
-                yield ctx.diag(rel, line, col, "SC203",
-                               f"'{path}' is a symlink that leaves the skill folder",
-                               "copy the file into the skill")
+                yield ctx.diag(
+                    rel,
+                    line,
+                    col,
+                    "SC203",
+                    f"'{path}' is a symlink that leaves the skill folder",
+                    "copy the file into the skill",
+                )
                 continue
             reach(rel, resolved)
             if frag and _is_md(resolved):
                 hint = _anchor_problem(ctx, resolved, frag)
                 if hint is not None:
-                    yield ctx.diag(rel, line, col, "SC205",
-                                   f"no heading or id '{frag}' in {resolved}", hint)
+                    yield ctx.diag(
+                        rel, line, col, "SC205", f"no heading or id '{frag}' in {resolved}", hint
+                    )
         yield from _code_paths(ctx, rel, doc, reach)
 
     yield from _orphans(ctx, edges)
 
 
-def _code_paths(ctx: Context, rel: str, doc: ParsedDoc,
-                reach: Callable[[str, str], None]) -> Iterator[Diagnostic]:
+def _code_paths(
+    ctx: Context, rel: str, doc: ParsedDoc, reach: Callable[[str, str], None]
+) -> Iterator[Diagnostic]:
     """Pack paths written in text blocks and inline code, relative to the skill root."""
     for fence in doc.fences:
         if fence.lang in TEXT_FENCES:
             for i, text_line in enumerate(fence.content.split("\n")):
                 for m in _PACK_PATH.finditer(text_line):
-                    yield from _check_pack_path(ctx, rel, m.group(1), m.group(2),
-                                                fence.body_line + i, m.start() + 1,
-                                                "SC206", reach)
+                    yield from _check_pack_path(
+                        ctx,
+                        rel,
+                        m.group(1),
+                        m.group(2),
+                        fence.body_line + i,
+                        m.start() + 1,
+                        "SC206",
+                        reach,
+                    )
         else:  # commands in other blocks (python scripts/x.py) still reach files
             for m in _PACK_PATH.finditer(fence.content):
                 _mention(ctx, rel, m.group(1), reach)
@@ -146,8 +217,9 @@ def _code_paths(ctx: Context, rel: str, doc: ParsedDoc,
         text = span.text.strip()
         if _SPAN_PATH.match(text):
             p, _, frag = text.partition("#")
-            yield from _check_pack_path(ctx, rel, p, "#" + frag if frag else None,
-                                        span.line, span.column, "SC207", reach)
+            yield from _check_pack_path(
+                ctx, rel, p, "#" + frag if frag else None, span.line, span.column, "SC207", reach
+            )
         else:
             for m in _PACK_PATH.finditer(text):
                 _mention(ctx, rel, m.group(1), reach)
@@ -157,36 +229,53 @@ def _suggest(ctx: Context, resolved: str) -> str:
     import difflib
 
     close = difflib.get_close_matches(resolved, ctx.skill.files, n=1, cutoff=0.7)
-    return f"did you mean '{close[0]}' (from the skill root)?" if close else \
-        "check the path: it is resolved relative to the file that holds the link"
+    return (
+        f"did you mean '{close[0]}' (from the skill root)?"
+        if close
+        else "check the path: it is resolved relative to the file that holds the link"
+    )
 
 
-def _check_pack_path(ctx: Context, rel: str, path: str, frag: str | None, line: int, col: int,
-                     code: str, reach: object) -> Iterator[Diagnostic]:
+def _check_pack_path(
+    ctx: Context,
+    rel: str,
+    path: str,
+    frag: str | None,
+    line: int,
+    col: int,
+    code: str,
+    reach: object,
+) -> Iterator[Diagnostic]:
     assert callable(reach)
     path = path.rstrip(".,:;")
     where = "text block" if code == "SC206" else "code span"
     if "*" in path:
         matches = [f for f in ctx.skill.files if fnmatch.fnmatchcase(f, path)]
         if not matches:
-            yield ctx.diag(rel, line, col, code, f"'{path}' in a {where} matches no file",
-                           "fix the pattern or add the files")
+            yield ctx.diag(
+                rel,
+                line,
+                col,
+                code,
+                f"'{path}' in a {where} matches no file",
+                "fix the pattern or add the files",
+            )
         for f in matches:
             reach(rel, f)
         return
     clean = path.rstrip("/")
     ok, case_fix = ctx.lookup(clean)
     if not ok:
-        hint = (f"write '{case_fix}'" if case_fix else _suggest(ctx, clean)) + \
-            " (pack paths are read from the skill root)"
+        hint = (
+            f"write '{case_fix}'" if case_fix else _suggest(ctx, clean)
+        ) + " (pack paths are read from the skill root)"
         yield ctx.diag(rel, line, col, code, f"'{path}' in a {where} does not exist", hint)
         return
     reach(rel, clean)
     if frag and _is_md(clean):
         anchor_hint = _anchor_problem(ctx, clean, frag[1:])
         if anchor_hint is not None:
-            yield ctx.diag(rel, line, col, code, f"no heading '{frag[1:]}' in {clean}",
-                           anchor_hint)
+            yield ctx.diag(rel, line, col, code, f"no heading '{frag[1:]}' in {clean}", anchor_hint)
 
 
 def _mention(ctx: Context, rel: str, path: str, reach: object) -> None:
@@ -218,8 +307,9 @@ def _orphans(ctx: Context, edges: dict[str, set[str]]) -> Iterator[Diagnostic]:
             nexts.update(f for f in files if f.startswith(folder))
         for nxt in nexts:
             if nxt not in depth:
-                depth[nxt] = depth[cur] + (0 if cur.startswith("scripts/") and
-                                           not _is_md(cur) else 1)
+                depth[nxt] = depth[cur] + (
+                    0 if cur.startswith("scripts/") and not _is_md(cur) else 1
+                )
                 queue.append(nxt)
     for f in ctx.skill.files:
         top = f.split("/", 1)[0]
@@ -227,10 +317,21 @@ def _orphans(ctx: Context, edges: dict[str, set[str]]) -> Iterator[Diagnostic]:
             continue
         d = depth.get(f)
         if d is None:
-            yield ctx.diag(f, 0, 0, "SC208", f"{f} is not reachable from {start}",
-                           f"link it from {start} (or from a page {start} links), or delete it")
+            yield ctx.diag(
+                f,
+                0,
+                0,
+                "SC208",
+                f"{f} is not reachable from {start}",
+                f"link it from {start} (or from a page {start} links), or delete it",
+            )
         elif d >= 2:
             via = sorted(src for src, dst in edges.items() if f in dst and depth.get(src) == d - 1)
-            yield ctx.diag(f, 0, 0, "SC209",
-                           f"{f} is reached only through {via[0] if via else 'another file'}",
-                           f"link it from {start} too: keep references one level deep")
+            yield ctx.diag(
+                f,
+                0,
+                0,
+                "SC209",
+                f"{f} is reached only through {via[0] if via else 'another file'}",
+                f"link it from {start} too: keep references one level deep",
+            )

@@ -28,20 +28,77 @@ from skillcheck.registry import checker, declare
 
 PACK_DIRS = ("references/", "assets/", "data/", "scripts/")
 
-declare("SC301", "sources-invalid-json", "error", "data/sources.json is not valid JSON (or cannot be read).")
-declare("SC302", "sources-schema", "error", "An entry of data/sources.json breaks its JSON Schema (the JSON path and line are given).")
-declare("SC303", "sources-duplicate-id", "error", "Two entries share an id (or a JSON key repeats).")
+declare(
+    "SC301",
+    "sources-invalid-json",
+    "error",
+    "data/sources.json is not valid JSON (or cannot be read).",
+)
+declare(
+    "SC302",
+    "sources-schema",
+    "error",
+    "An entry of data/sources.json breaks its JSON Schema (the JSON path and line are given).",
+)
+declare(
+    "SC303", "sources-duplicate-id", "error", "Two entries share an id (or a JSON key repeats)."
+)
 declare("SC304", "sources-duplicate-url", "error", "Two entries share a URL (after normalising).")
-declare("SC305", "citation-unknown-id", "error", "A citation's label is not a source id in data/sources.json.")
-declare("SC306", "citation-url-mismatch", "error", "A citation's definition URL differs from the registered one.")
-declare("SC307", "url-unregistered", "error", "An external URL in the pack is not registered in data/sources.json.")
+declare(
+    "SC305",
+    "citation-unknown-id",
+    "error",
+    "A citation's label is not a source id in data/sources.json.",
+)
+declare(
+    "SC306",
+    "citation-url-mismatch",
+    "error",
+    "A citation's definition URL differs from the registered one.",
+)
+declare(
+    "SC307",
+    "url-unregistered",
+    "error",
+    "An external URL in the pack is not registered in data/sources.json.",
+)
 declare("SC308", "source-uncited", "warning", "A registered source is cited nowhere in the pack.")
-declare("SC309", "source-stale", "warning", "A source's 'checked' date is older than source-max-age-days (180).")
-declare("SC310", "citation-outside-sources", "warning", "A citation definition is not in the page's '## Sources' section.")
-declare("SC311", "data-invalid-json", "error", "A data table (data/gpus.json, data/models.json) is not valid JSON (or cannot be read).")
-declare("SC312", "data-schema", "error", "An entry of a data table breaks its JSON Schema (the JSON path and line are given).")
-declare("SC313", "data-duplicate-id", "error", "Two entries of a data table share an id (or a JSON key repeats).")
-declare("SC314", "data-unknown-source", "error", "A data table cites a source id that is not in data/sources.json.")
+declare(
+    "SC309",
+    "source-stale",
+    "warning",
+    "A source's 'checked' date is older than source-max-age-days (180).",
+)
+declare(
+    "SC310",
+    "citation-outside-sources",
+    "warning",
+    "A citation definition is not in the page's '## Sources' section.",
+)
+declare(
+    "SC311",
+    "data-invalid-json",
+    "error",
+    "A data table (data/gpus.json, data/models.json) is not valid JSON (or cannot be read).",
+)
+declare(
+    "SC312",
+    "data-schema",
+    "error",
+    "An entry of a data table breaks its JSON Schema (the JSON path and line are given).",
+)
+declare(
+    "SC313",
+    "data-duplicate-id",
+    "error",
+    "Two entries of a data table share an id (or a JSON key repeats).",
+)
+declare(
+    "SC314",
+    "data-unknown-source",
+    "error",
+    "A data table cites a source id that is not in data/sources.json.",
+)
 
 
 def _in_pack(rel: str, skill_md: str | None) -> bool:
@@ -77,14 +134,20 @@ def check_sources(ctx: Context) -> Iterator[Diagnostic]:
             if c.source_id in reg.entries:
                 cited.add(c.source_id)
                 continue
-            yield ctx.diag(table.rel, c.line, c.column, UNKNOWN_SOURCE,
-                           f"{c.pointer}: '{c.source_id}' is not a source id in "
-                           f"{SOURCES_REL}", "register the source there, or fix the id")
+            yield ctx.diag(
+                table.rel,
+                c.line,
+                c.column,
+                UNKNOWN_SOURCE,
+                f"{c.pointer}: '{c.source_id}' is not a source id in {SOURCES_REL}",
+                "register the source there, or fix the id",
+            )
     for rel, doc in sorted(ctx.docs.items()):
         if not _in_pack(rel, skill.skill_md):
             continue
-        sources_line = max((h.line for h in doc.headings if h.text.strip().lower() == "sources"),
-                           default=None)
+        sources_line = max(
+            (h.line for h in doc.headings if h.text.strip().lower() == "sources"), default=None
+        )
         seen: set[tuple[str, int]] = set()
         for d in doc.definitions:
             url = d.target
@@ -95,22 +158,43 @@ def check_sources(ctx: Context) -> Iterator[Diagnostic]:
             entry = reg.entries.get(label)
             if entry is None:
                 sid = reg.by_url.get(normalize_url(url))
-                hint = (f"this URL is registered as '{sid}': use that label" if sid else
-                        "register the source in data/sources.json and use its id as the label")
-                yield ctx.diag(rel, d.line, d.column, "SC305",
-                               f"citation label '[{label}]' is not a source id", hint, url=url)
+                hint = (
+                    f"this URL is registered as '{sid}': use that label"
+                    if sid
+                    else "register the source in data/sources.json and use its id as the label"
+                )
+                yield ctx.diag(
+                    rel,
+                    d.line,
+                    d.column,
+                    "SC305",
+                    f"citation label '[{label}]' is not a source id",
+                    hint,
+                    url=url,
+                )
                 if sid:
                     cited.add(sid)
                 continue
             cited.add(label)
             if url != entry.get("url"):
-                yield ctx.diag(rel, d.line, d.column, "SC306",
-                               f"'[{label}]' points at {url}, but data/sources.json has "
-                               f"{entry.get('url')}", "use the registered URL exactly", url=url)
+                yield ctx.diag(
+                    rel,
+                    d.line,
+                    d.column,
+                    "SC306",
+                    f"'[{label}]' points at {url}, but data/sources.json has {entry.get('url')}",
+                    "use the registered URL exactly",
+                    url=url,
+                )
             if sources_line is None or d.line < sources_line:
-                yield ctx.diag(rel, d.line, d.column, "SC310",
-                               f"citation '[{label}]' is defined outside a '## Sources' section",
-                               "move the definition under '## Sources' at the end of the page")
+                yield ctx.diag(
+                    rel,
+                    d.line,
+                    d.column,
+                    "SC310",
+                    f"citation '[{label}]' is defined outside a '## Sources' section",
+                    "move the definition under '## Sources' at the end of the page",
+                )
         urls = [(lk.target, lk.line, lk.column) for lk in doc.links if _external(lk.target)]
         urls += doc.urls
         for url, line, col in urls:
@@ -121,22 +205,34 @@ def check_sources(ctx: Context) -> Iterator[Diagnostic]:
             if sid is not None:
                 cited.add(sid)
                 continue
-            yield ctx.diag(rel, line, col, "SC307", f"{url} is not registered in data/sources.json",
-                           "add an entry for it (or add the prefix to url-allowlist if it is an "
-                           "example address)", url=url)
+            yield ctx.diag(
+                rel,
+                line,
+                col,
+                "SC307",
+                f"{url} is not registered in data/sources.json",
+                "add an entry for it (or add the prefix to url-allowlist if it is an "
+                "example address)",
+                url=url,
+            )
     yield from _check_entries(ctx, reg, cited)
 
 
-def _check_entries(ctx: Context, reg: SourceRegistry,
-                   cited: set[str]) -> Iterator[Diagnostic]:
+def _check_entries(ctx: Context, reg: SourceRegistry, cited: set[str]) -> Iterator[Diagnostic]:
     """Every registered source: cited somewhere (SC308), checked recently enough (SC309)."""
     today = ctx.config.today
     max_age = ctx.config.source_max_age_days
     for sid, entry in sorted(reg.entries.items()):
         line, col = reg.lines.get(sid, 0), reg.columns.get(sid, 0)
         if sid not in cited:
-            yield ctx.diag(SOURCES_REL, line, col, "SC308", f"source '{sid}' is cited nowhere",
-                           "cite it from a page or remove the entry")
+            yield ctx.diag(
+                SOURCES_REL,
+                line,
+                col,
+                "SC308",
+                f"source '{sid}' is cited nowhere",
+                "cite it from a page or remove the entry",
+            )
         checked = entry.get("checked")
         if isinstance(checked, str):
             try:
@@ -144,6 +240,11 @@ def _check_entries(ctx: Context, reg: SourceRegistry,
             except ValueError:
                 continue  # the schema reports the format
             if age > max_age:
-                yield ctx.diag(SOURCES_REL, line, col, "SC309",
-                               f"source '{sid}' was last checked {checked} ({age} days ago)",
-                               f"re-verify it and update 'checked' (limit: {max_age} days)")
+                yield ctx.diag(
+                    SOURCES_REL,
+                    line,
+                    col,
+                    "SC309",
+                    f"source '{sid}' was last checked {checked} ({age} days ago)",
+                    f"re-verify it and update 'checked' (limit: {max_age} days)",
+                )

@@ -58,8 +58,9 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw or b"{}")
         except ValueError:
             body = {}
-        n = owner.record(self.path, body if isinstance(body, dict) else {},
-                         dict(self.headers.items()))
+        n = owner.record(
+            self.path, body if isinstance(body, dict) else {}, dict(self.headers.items())
+        )
         self._left = False
         try:
             self._dispatch(n, body if isinstance(body, dict) else {})
@@ -118,24 +119,34 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
         def usage(done: int) -> dict[str, int]:
-            return {"prompt_tokens": prompt_tokens, "completion_tokens": done,
-                    "total_tokens": prompt_tokens + done}
+            return {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": done,
+                "total_tokens": prompt_tokens + done,
+            }
 
-        def event(text: str | None, done: int, finish: str | None = None,
-                  role: bool = False) -> None:
+        def event(
+            text: str | None, done: int, finish: str | None = None, role: bool = False
+        ) -> None:
             if chat:
                 delta: dict[str, Any] = {"role": "assistant"} if role else {}
                 if text is not None:
                     delta["content"] = text
                 choice: dict[str, Any] = {"index": 0, "delta": delta}
-                obj: dict[str, Any] = {"id": f"chatcmpl-{n}",
-                                       "object": "chat.completion.chunk",
-                                       "model": body.get("model", ""),
-                                       "choices": [choice]}
+                obj: dict[str, Any] = {
+                    "id": f"chatcmpl-{n}",
+                    "object": "chat.completion.chunk",
+                    "model": body.get("model", ""),
+                    "choices": [choice],
+                }
             else:
                 choice = {"index": 0, "text": text or ""}
-                obj = {"id": f"cmpl-{n}", "object": "text_completion",
-                       "model": body.get("model", ""), "choices": [choice]}
+                obj = {
+                    "id": f"cmpl-{n}",
+                    "object": "text_completion",
+                    "model": body.get("model", ""),
+                    "choices": [choice],
+                }
             choice["finish_reason"] = finish
             if per_chunk:
                 obj["usage"] = usage(done)
@@ -157,8 +168,14 @@ class _Handler(BaseHTTPRequestHandler):
             event("".join(f" w{done - k + i}" for i in range(k)), done)
         event(None if chat else "", done, finish="length")
         if usage_on:
-            self._event({"id": f"x-{n}", "object": "chat.completion.chunk" if chat
-                         else "text_completion", "choices": [], "usage": usage(done)})
+            self._event(
+                {
+                    "id": f"x-{n}",
+                    "object": "chat.completion.chunk" if chat else "text_completion",
+                    "choices": [],
+                    "usage": usage(done),
+                }
+            )
         self._leave()
         self._chunk(b"data: [DONE]\n\n")
         self.wfile.write(b"0\r\n\r\n")
@@ -181,8 +198,9 @@ class FakeOpenAI:
         self._lock = threading.Lock()
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.owner = self
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), daemon=True
+        )
 
     @property
     def base_url(self) -> str:

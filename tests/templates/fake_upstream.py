@@ -28,8 +28,11 @@ POLL_S = 0.02
 
 
 def sse_chunk(i: int) -> bytes:
-    event = {"id": "chatcmpl-fake", "object": "chat.completion.chunk",
-             "choices": [{"index": 0, "delta": {"content": f"tok{i} "}}]}
+    event = {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion.chunk",
+        "choices": [{"index": 0, "delta": {"content": f"tok{i} "}}],
+    }
     return b"data: " + json.dumps(event).encode() + b"\n\n"
 
 
@@ -61,8 +64,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("content-length", "0")))
         body = json.loads(raw or b"{}")
-        seen = Seen(self.path, {k.lower(): v for k, v in self.headers.items()}, body,
-                    time.monotonic())
+        seen = Seen(
+            self.path, {k.lower(): v for k, v in self.headers.items()}, body, time.monotonic()
+        )
         rid = self.headers.get("x-request-id") or f"anon-{id(seen)}"
         self.server.owner.seen[rid] = seen
         try:
@@ -70,15 +74,26 @@ class _Handler(BaseHTTPRequestHandler):
             if kind == "stream":
                 self._stream(seen, int(args[0]), float(args[1]), float(args[2]))
             elif kind == "status":
-                self._json(int(args[0]), {"error": {"message": "fake failure",
-                                                    "code": int(args[0])}})
+                self._json(
+                    int(args[0]), {"error": {"message": "fake failure", "code": int(args[0])}}
+                )
             else:
                 if self._wait_or_gone(seen, float(args[0]) if args else 0.0):
                     return
-                self._json(200, {"id": "chatcmpl-fake", "object": "chat.completion",
-                                 "choices": [{"index": 0, "finish_reason": "stop",
-                                              "message": {"role": "assistant",
-                                                          "content": "hello"}}]})
+                self._json(
+                    200,
+                    {
+                        "id": "chatcmpl-fake",
+                        "object": "chat.completion",
+                        "choices": [
+                            {
+                                "index": 0,
+                                "finish_reason": "stop",
+                                "message": {"role": "assistant", "content": "hello"},
+                            }
+                        ],
+                    },
+                )
                 seen.finished = True
         finally:
             seen.done.set()

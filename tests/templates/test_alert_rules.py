@@ -163,9 +163,15 @@ def test_rule_file_keeps_the_reference_names() -> None:
     for window in ("5m", "30m", "1h", "6h"):
         assert f"llm:errors:ratio_rate{window}" in records
     assert {
-        "LLMTTFTBudgetBurnFast", "LLMTTFTBudgetBurnSlow", "LLMErrorBudgetBurnFast",
-        "LLMQueueNotDraining", "LLMKVCachePressure", "LLMPreemptionRateHigh",
-        "LLMAdmissionRejections", "SGLangRetractionUnderKVPressure", "LLMEngineMetricsAbsent",
+        "LLMTTFTBudgetBurnFast",
+        "LLMTTFTBudgetBurnSlow",
+        "LLMErrorBudgetBurnFast",
+        "LLMQueueNotDraining",
+        "LLMKVCachePressure",
+        "LLMPreemptionRateHigh",
+        "LLMAdmissionRejections",
+        "SGLangRetractionUnderKVPressure",
+        "LLMEngineMetricsAbsent",
     } <= alerts
 
 
@@ -234,6 +240,12 @@ def test_promtool_checks_and_unit_tests_the_rules(tmp_path: Path) -> None:
         if name in (RULES_NAME, TEST_NAME):
             (tmp_path / name).write_text(content, encoding="utf-8")
     for args in (["check", "rules", RULES_NAME], ["test", "rules", TEST_NAME]):
-        res = subprocess.run([promtool, *args], cwd=tmp_path, capture_output=True, text=True,
-                             timeout=120, check=False)
+        res = subprocess.run(
+            [promtool, *args],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
         assert res.returncode == 0, res.stdout + res.stderr

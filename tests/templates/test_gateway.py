@@ -58,12 +58,20 @@ class Served:
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on",
-                                ws="none", http="h11", loop="asyncio",
-                                timeout_graceful_shutdown=2)
+        config = uvicorn.Config(
+            app,
+            log_config=None,
+            access_log=False,
+            lifespan="on",
+            ws="none",
+            http="h11",
+            loop="asyncio",
+            timeout_graceful_shutdown=2,
+        )
         self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]},
-                                       daemon=True)
+        self.thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
+        )
 
     def __enter__(self) -> Served:
         self.thread.start()
@@ -87,8 +95,9 @@ def upstream() -> Iterator[FakeUpstream]:
 
 
 @pytest.fixture(scope="module")
-def gateway(upstream: FakeUpstream,
-            tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+def gateway(
+    upstream: FakeUpstream, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ModuleType]:
     """gateway.py from the template, imported from its file with the test environment set."""
     out = tmp_path_factory.mktemp("gateway")
     results = extract(TEMPLATE.read_text(encoding="utf-8"), out)
@@ -115,8 +124,15 @@ def served(gateway: ModuleType) -> Iterator[Served]:
 def gw(served: Served, gateway: ModuleType) -> Iterator[httpx.Client]:
     """A client for the shared gateway, which is idle (no slot, queue or tenant count held)."""
     state = gateway.app.state.gateway
-    wait_until(lambda: state.limiter.active == 0 and not state.limiter.waiters
-               and not any(state.tenant_active.values()), 5, "gateway still busy")
+    wait_until(
+        lambda: (
+            state.limiter.active == 0
+            and not state.limiter.waiters
+            and not any(state.tenant_active.values())
+        ),
+        5,
+        "gateway still busy",
+    )
     with httpx.Client(base_url=served.url, timeout=20) as client:
         yield client
 
@@ -147,9 +163,13 @@ def headers(key: str | None, request_id: str) -> dict[str, str]:
     return h
 
 
-def post(client: httpx.Client, key: str | None, body: Mapping[str, Any],
-         request_id: str | None = None, path: str = "/v1/chat/completions"
-         ) -> tuple[httpx.Response, float]:
+def post(
+    client: httpx.Client,
+    key: str | None,
+    body: Mapping[str, Any],
+    request_id: str | None = None,
+    path: str = "/v1/chat/completions",
+) -> tuple[httpx.Response, float]:
     t0 = time.monotonic()
     r = client.post(path, json=body, headers=headers(key, request_id or rid()))
     return r, time.monotonic() - t0
@@ -177,10 +197,20 @@ def sample(text: str, name: str, **labels: str) -> float | None:
 # --- authentication -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("auth", [None, "Bearer sk-wrong", "Bearer", "Basic sk-test-a",
-                                  "Bearer sk-test-a-longer", "bearer sk-test"])
-def test_bad_or_missing_key_is_401(gw: httpx.Client, upstream: FakeUpstream,
-                                   auth: str | None) -> None:
+@pytest.mark.parametrize(
+    "auth",
+    [
+        None,
+        "Bearer sk-wrong",
+        "Bearer",
+        "Basic sk-test-a",
+        "Bearer sk-test-a-longer",
+        "bearer sk-test",
+    ],
+)
+def test_bad_or_missing_key_is_401(
+    gw: httpx.Client, upstream: FakeUpstream, auth: str | None
+) -> None:
     request_id = rid()
     h = headers(None, request_id) | ({"authorization": auth} if auth is not None else {})
     r = gw.post("/v1/chat/completions", json=chat("json/0"), headers=h)
@@ -190,11 +220,11 @@ def test_bad_or_missing_key_is_401(gw: httpx.Client, upstream: FakeUpstream,
     assert request_id not in upstream.seen
 
 
-def test_good_key_reaches_upstream_with_the_upstream_key(gw: httpx.Client,
-                                                         upstream: FakeUpstream) -> None:
+def test_good_key_reaches_upstream_with_the_upstream_key(
+    gw: httpx.Client, upstream: FakeUpstream
+) -> None:
     request_id = rid()
-    r, _ = post(gw, KEY_B, chat("json/0", priority=-100, kv_transfer_params={"x": 1}),
-                request_id)
+    r, _ = post(gw, KEY_B, chat("json/0", priority=-100, kv_transfer_params={"x": 1}), request_id)
     assert r.status_code == 200
     assert r.json()["choices"][0]["message"]["content"] == "hello"
     assert r.headers["x-request-id"] == request_id
@@ -206,8 +236,9 @@ def test_good_key_reaches_upstream_with_the_upstream_key(gw: httpx.Client,
 # --- token caps at the boundary -------------------------------------------------------------
 
 
-def test_oversized_input_is_400_with_a_clear_message(gw: httpx.Client,
-                                                     upstream: FakeUpstream) -> None:
+def test_oversized_input_is_400_with_a_clear_message(
+    gw: httpx.Client, upstream: FakeUpstream
+) -> None:
     request_id = rid()
     # 1,000 bytes of content plus "user" = 1,004 bytes / 4 bytes per token = 251 tokens
     r, took = post(gw, KEY_A, chat("json/0", content="x" * 1000), request_id)
@@ -218,23 +249,27 @@ def test_oversized_input_is_400_with_a_clear_message(gw: httpx.Client,
 
 
 def test_prompt_of_token_ids_counts_each_id(gw: httpx.Client) -> None:
-    ok, _ = post(gw, KEY_A, {"model": "json/0", "prompt": list(range(200))},
-                 path="/v1/completions")
+    ok, _ = post(gw, KEY_A, {"model": "json/0", "prompt": list(range(200))}, path="/v1/completions")
     assert ok.status_code == 200
-    big, _ = post(gw, KEY_A, {"model": "json/0", "prompt": list(range(201))},
-                  path="/v1/completions")
+    big, _ = post(
+        gw, KEY_A, {"model": "json/0", "prompt": list(range(201))}, path="/v1/completions"
+    )
     assert big.status_code == 400 and "at most 200" in big.json()["error"]["message"]
 
 
-@pytest.mark.parametrize(("field", "value", "needle"), [
-    ("max_tokens", 65, "max_tokens=65 is over this API's limit of 64"),
-    ("max_completion_tokens", 100000, "max_completion_tokens=100000 is over"),
-    ("max_tokens", 0, "max_tokens must be a positive integer"),
-    ("max_tokens", "12", "max_tokens must be a positive integer"),
-    ("n", 2, "n must be between 1 and 1"),
-])
-def test_output_cap_over_the_limit_is_400(gw: httpx.Client, upstream: FakeUpstream, field: str,
-                                          value: object, needle: str) -> None:
+@pytest.mark.parametrize(
+    ("field", "value", "needle"),
+    [
+        ("max_tokens", 65, "max_tokens=65 is over this API's limit of 64"),
+        ("max_completion_tokens", 100000, "max_completion_tokens=100000 is over"),
+        ("max_tokens", 0, "max_tokens must be a positive integer"),
+        ("max_tokens", "12", "max_tokens must be a positive integer"),
+        ("n", 2, "n must be between 1 and 1"),
+    ],
+)
+def test_output_cap_over_the_limit_is_400(
+    gw: httpx.Client, upstream: FakeUpstream, field: str, value: object, needle: str
+) -> None:
     request_id = rid()
     r, took = post(gw, KEY_A, chat("json/0", **{field: value}), request_id)
     assert r.status_code == 400 and took < FAST_S
@@ -246,8 +281,12 @@ def test_output_cap_is_made_explicit(gw: httpx.Client, upstream: FakeUpstream) -
     at_cap, absent, completions = rid(), rid(), rid()
     assert post(gw, KEY_A, chat("json/0", max_tokens=64), at_cap)[0].status_code == 200
     assert post(gw, KEY_A, chat("json/0"), absent)[0].status_code == 200
-    assert post(gw, KEY_A, {"model": "json/0", "prompt": "hi"}, completions,
-                "/v1/completions")[0].status_code == 200
+    assert (
+        post(gw, KEY_A, {"model": "json/0", "prompt": "hi"}, completions, "/v1/completions")[
+            0
+        ].status_code
+        == 200
+    )
     assert upstream.wait_for(at_cap).body["max_tokens"] == 64
     assert upstream.wait_for(absent).body["max_completion_tokens"] == 64
     assert upstream.wait_for(completions).body["max_tokens"] == 16
@@ -261,13 +300,18 @@ def test_body_over_the_size_cap_is_413(gw: httpx.Client) -> None:
 # --- streaming ------------------------------------------------------------------------------
 
 
-def test_stream_bytes_pass_through_in_order_as_they_arrive(gw: httpx.Client,
-                                                           upstream: FakeUpstream) -> None:
+def test_stream_bytes_pass_through_in_order_as_they_arrive(
+    gw: httpx.Client, upstream: FakeUpstream
+) -> None:
     request_id = rid()
     t0 = time.monotonic()
     arrivals: list[tuple[float, bytes]] = []
-    with gw.stream("POST", "/v1/chat/completions", json=chat("stream/8/0.15/0", stream=True),
-                   headers=headers(KEY_A, request_id)) as r:
+    with gw.stream(
+        "POST",
+        "/v1/chat/completions",
+        json=chat("stream/8/0.15/0", stream=True),
+        headers=headers(KEY_A, request_id),
+    ) as r:
         assert r.status_code == 200
         assert r.headers["content-type"].startswith("text/event-stream")
         for chunk in r.iter_raw():
@@ -277,6 +321,7 @@ def test_stream_bytes_pass_through_in_order_as_they_arrive(gw: httpx.Client,
     datas = [ln[6:] for ln in body.decode().splitlines() if ln.startswith("data: ")]
     tokens = [json.loads(d)["choices"][0]["delta"]["content"] for d in datas[:-1]]
     assert tokens == [f"tok{i} " for i in range(8)] and datas[-1] == "[DONE]"
+
     # Relayed as produced, not buffered: each token about 0.15 s after the one before it.
     def at(token: bytes) -> float:
         return next(t for t, c in arrivals if token in c)
@@ -285,11 +330,16 @@ def test_stream_bytes_pass_through_in_order_as_they_arrive(gw: httpx.Client,
     assert upstream.wait_for(request_id).finished
 
 
-def test_client_disconnect_mid_stream_cancels_upstream(gw: httpx.Client, gateway: ModuleType,
-                                                       upstream: FakeUpstream) -> None:
+def test_client_disconnect_mid_stream_cancels_upstream(
+    gw: httpx.Client, gateway: ModuleType, upstream: FakeUpstream
+) -> None:
     request_id = rid()
-    with gw.stream("POST", "/v1/chat/completions", json=chat("stream/400/0.05/0", stream=True),
-                   headers=headers(KEY_A, request_id)) as r:
+    with gw.stream(
+        "POST",
+        "/v1/chat/completions",
+        json=chat("stream/400/0.05/0", stream=True),
+        headers=headers(KEY_A, request_id),
+    ) as r:
         lines = r.iter_lines()
         got = [ln for ln in (next(lines) for _ in range(6)) if ln.startswith("data:")]
         assert len(got) == 3
@@ -300,37 +350,49 @@ def test_client_disconnect_mid_stream_cancels_upstream(gw: httpx.Client, gateway
     assert not seen.finished and seen.events < 100
     state = gateway.app.state.gateway
     wait_until(lambda: state.limiter.active == 0, 3, "slot not released")
-    assert (sample(metrics(gw), "gateway_stream_aborts_total", reason="client_disconnect")
-            or 0) >= 1
+    assert (
+        sample(metrics(gw), "gateway_stream_aborts_total", reason="client_disconnect") or 0
+    ) >= 1
 
 
-def test_client_disconnect_before_first_token_cancels_upstream(gw: httpx.Client,
-                                                               upstream: FakeUpstream) -> None:
+def test_client_disconnect_before_first_token_cancels_upstream(
+    gw: httpx.Client, upstream: FakeUpstream
+) -> None:
     request_id = rid()
     t0 = time.monotonic()
     with pytest.raises(httpx.ReadTimeout):  # the client gives up while the engine "prefills"
-        gw.post("/v1/chat/completions", json=chat("stream/5/0/30", stream=True),
-                headers=headers(KEY_A, request_id), timeout=httpx.Timeout(5, read=0.5))
+        gw.post(
+            "/v1/chat/completions",
+            json=chat("stream/5/0/30", stream=True),
+            headers=headers(KEY_A, request_id),
+            timeout=httpx.Timeout(5, read=0.5),
+        )
     seen = upstream.wait_for(request_id)
     wait_until(lambda: seen.disconnected_at is not None, 5, "upstream never saw the disconnect")
     assert seen.disconnected_at is not None
     assert seen.disconnected_at - t0 < 2.5  # well before the 3 s first-byte deadline
 
 
-def test_client_disconnect_cancels_a_non_streaming_call(gw: httpx.Client,
-                                                        upstream: FakeUpstream) -> None:
+def test_client_disconnect_cancels_a_non_streaming_call(
+    gw: httpx.Client, upstream: FakeUpstream
+) -> None:
     request_id = rid()
     t0 = time.monotonic()
     with pytest.raises(httpx.ReadTimeout):
-        gw.post("/v1/chat/completions", json=chat("json/30"),
-                headers=headers(KEY_A, request_id), timeout=httpx.Timeout(5, read=0.5))
+        gw.post(
+            "/v1/chat/completions",
+            json=chat("json/30"),
+            headers=headers(KEY_A, request_id),
+            timeout=httpx.Timeout(5, read=0.5),
+        )
     seen = upstream.wait_for(request_id)
     wait_until(lambda: seen.disconnected_at is not None, 5, "upstream never saw the disconnect")
     assert seen.disconnected_at is not None and seen.disconnected_at - t0 < 2.5
 
 
-def test_no_first_token_before_the_deadline_is_504(gw: httpx.Client,
-                                                   upstream: FakeUpstream) -> None:
+def test_no_first_token_before_the_deadline_is_504(
+    gw: httpx.Client, upstream: FakeUpstream
+) -> None:
     request_id = rid()
     r, took = post(gw, KEY_A, chat("stream/5/0/30", stream=True), request_id)
     assert r.status_code == 504 and 2.5 < took < 8
@@ -342,14 +404,18 @@ def test_no_first_token_before_the_deadline_is_504(gw: httpx.Client,
 # --- admission control ----------------------------------------------------------------------
 
 
-def test_over_capacity_fails_fast_with_retry_after(gw: httpx.Client, gateway: ModuleType,
-                                                   upstream: FakeUpstream) -> None:
+def test_over_capacity_fails_fast_with_retry_after(
+    gw: httpx.Client, gateway: ModuleType, upstream: FakeUpstream
+) -> None:
     state = gateway.app.state.gateway
     slow = chat("stream/400/0.05/0", stream=True)
     with ExitStack() as stack, ThreadPoolExecutor(2) as pool:
-        held = [stack.enter_context(gw.stream("POST", "/v1/chat/completions", json=slow,
-                                              headers=headers(key, rid())))
-                for key in (KEY_A, KEY_A, KEY_B)]
+        held = [
+            stack.enter_context(
+                gw.stream("POST", "/v1/chat/completions", json=slow, headers=headers(key, rid()))
+            )
+            for key in (KEY_A, KEY_A, KEY_B)
+        ]
         assert [r.status_code for r in held] == [200, 200, 200]
         assert state.limiter.active == 3  # MAX_CONCURRENCY reached
 
@@ -399,22 +465,39 @@ def test_upstream_503_is_passed_on_with_retry_after(gw: httpx.Client) -> None:
 def test_metrics_expose_counters_in_prometheus_text(gw: httpx.Client) -> None:
     assert post(gw, KEY_B, chat("json/0"))[0].status_code == 200
     assert post(gw, "sk-nope", chat("json/0"))[0].status_code == 401
-    with gw.stream("POST", "/v1/chat/completions", json=chat("stream/2/0/0", stream=True),
-                   headers=headers(KEY_B, rid())) as r:
+    with gw.stream(
+        "POST",
+        "/v1/chat/completions",
+        json=chat("stream/2/0/0", stream=True),
+        headers=headers(KEY_B, rid()),
+    ) as r:
         r.read()
     text = metrics(gw)
     for line in text.splitlines():
         assert re.fullmatch(r"# (HELP|TYPE) \S+ .+|[a-z_]+(\{[^}]*\})? [0-9.e+-]+", line), line
-    assert (sample(text, "gateway_requests_total", route="/v1/chat/completions",
-                   tenant="tenant-b", status="200") or 0) >= 2
+    assert (
+        sample(
+            text,
+            "gateway_requests_total",
+            route="/v1/chat/completions",
+            tenant="tenant-b",
+            status="200",
+        )
+        or 0
+    ) >= 2
     assert (sample(text, "gateway_rejected_total", reason="auth") or 0) >= 1
     assert sample(text, "gateway_in_flight") is not None
     assert sample(text, "gateway_queue_depth") is not None
     assert (sample(text, "gateway_upstream_latency_seconds_count", phase="total") or 0) >= 1
     assert (sample(text, "gateway_upstream_latency_seconds_count", phase="first_byte") or 0) >= 1
     assert sample(text, "gateway_upstream_latency_seconds_bucket", phase="total", le="+Inf")
-    for name in ("gateway_requests_total", "gateway_rejected_total", "gateway_in_flight",
-                 "gateway_queue_depth", "gateway_upstream_latency_seconds"):
+    for name in (
+        "gateway_requests_total",
+        "gateway_rejected_total",
+        "gateway_in_flight",
+        "gateway_queue_depth",
+        "gateway_upstream_latency_seconds",
+    ):
         assert f"# TYPE {name} " in text
 
 
@@ -422,24 +505,32 @@ def log_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.name == LOGGER]
 
 
-def test_logs_carry_no_prompt_text_by_default(gw: httpx.Client, upstream: FakeUpstream,
-                                              caplog: pytest.LogCaptureFixture) -> None:
+def test_logs_carry_no_prompt_text_by_default(
+    gw: httpx.Client, upstream: FakeUpstream, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.INFO, logger=LOGGER)
     secret = "PROMPT-SECRET-7f3a"
     ok, streamed, big = rid(), rid(), rid()
     post(gw, KEY_A, chat("json/0", content=secret), ok)
-    with gw.stream("POST", "/v1/chat/completions",
-                   json=chat("stream/2/0/0", stream=True, content=secret),
-                   headers=headers(KEY_A, streamed)) as r:
+    with gw.stream(
+        "POST",
+        "/v1/chat/completions",
+        json=chat("stream/2/0/0", stream=True, content=secret),
+        headers=headers(KEY_A, streamed),
+    ) as r:
         r.read()
     post(gw, KEY_A, chat("json/0", content=secret + "x" * 1000), big)
     for request_id in (ok, streamed, big):
-        wait_until(lambda rq=request_id: any(f"request_id={rq} " in m for m in log_lines(caplog)),
-                   3, f"no log line for {request_id}")
+        wait_until(
+            lambda rq=request_id: any(f"request_id={rq} " in m for m in log_lines(caplog)),
+            3,
+            f"no log line for {request_id}",
+        )
     lines = log_lines(caplog)
     assert any(f"request_id={ok} tenant=tenant-a" in m and "status=200" in m for m in lines)
-    assert any(f"request_id={big} " in m and "status=400" in m and "input_tokens_est=" in m
-               for m in lines)
+    assert any(
+        f"request_id={big} " in m and "status=400" in m and "input_tokens_est=" in m for m in lines
+    )
     everything = "\n".join(lines + [r.getMessage() for r in caplog.records])
     assert secret not in everything and KEY_A not in everything
 
@@ -449,20 +540,31 @@ def test_logs_carry_no_prompt_text_by_default(gw: httpx.Client, upstream: FakeUp
 
 @pytest.fixture(scope="module")
 def second(gateway: ModuleType, upstream: FakeUpstream) -> Iterator[Served]:
-    env = {**ENV, "UPSTREAM_URL": upstream.url, "OUTPUT_TOKENS_POLICY": "clamp",
-           "LOG_PROMPTS": "1", "TENANT_CACHE_SALT": "salt-secret", "METRICS_TOKEN": "m-token",
-           "REQUEST_TIMEOUT_S": "2"}
+    env = {
+        **ENV,
+        "UPSTREAM_URL": upstream.url,
+        "OUTPUT_TOKENS_POLICY": "clamp",
+        "LOG_PROMPTS": "1",
+        "TENANT_CACHE_SALT": "salt-secret",
+        "METRICS_TOKEN": "m-token",
+        "REQUEST_TIMEOUT_S": "2",
+    }
     with Served(gateway.create_app(gateway.Settings.from_env(env))) as srv:
         yield srv
 
 
-def test_clamp_policy_prompt_logging_and_tenant_salt(second: Served, upstream: FakeUpstream,
-                                                     caplog: pytest.LogCaptureFixture) -> None:
+def test_clamp_policy_prompt_logging_and_tenant_salt(
+    second: Served, upstream: FakeUpstream, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.INFO, logger=LOGGER)
     with httpx.Client(base_url=second.url, timeout=20) as client:
         a1, a2, b1 = rid(), rid(), rid()
-        r, _ = post(client, KEY_A, chat("json/0", content="DEBUG-PROMPT", max_tokens=1000,
-                                        cache_salt="client-chosen"), a1)
+        r, _ = post(
+            client,
+            KEY_A,
+            chat("json/0", content="DEBUG-PROMPT", max_tokens=1000, cache_salt="client-chosen"),
+            a1,
+        )
         assert r.status_code == 200
         post(client, KEY_A, chat("json/0"), a2)
         post(client, KEY_B, chat("json/0"), b1)
@@ -478,13 +580,20 @@ def test_clamp_policy_prompt_logging_and_tenant_salt(second: Served, upstream: F
     assert all("salt-secret" not in m and salt_a not in m for m in log_lines(caplog))
 
 
-def test_total_deadline_ends_a_stream_with_an_error_event(second: Served,
-                                                          upstream: FakeUpstream) -> None:
+def test_total_deadline_ends_a_stream_with_an_error_event(
+    second: Served, upstream: FakeUpstream
+) -> None:
     request_id = rid()
     t0 = time.monotonic()
-    with httpx.Client(base_url=second.url, timeout=20) as client, client.stream(
-            "POST", "/v1/chat/completions", json=chat("stream/400/0.05/0", stream=True),
-            headers=headers(KEY_A, request_id)) as r:
+    with (
+        httpx.Client(base_url=second.url, timeout=20) as client,
+        client.stream(
+            "POST",
+            "/v1/chat/completions",
+            json=chat("stream/400/0.05/0", stream=True),
+            headers=headers(KEY_A, request_id),
+        ) as r,
+    ):
         assert r.status_code == 200  # already sent when the deadline hits
         body = r.read().decode()
     took = time.monotonic() - t0

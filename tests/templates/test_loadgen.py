@@ -61,15 +61,33 @@ def server() -> Iterator[FakeOpenAI]:
     srv.stop()
 
 
-def run(script: Path, server: FakeOpenAI, tmp_path: Path, *args: str,
-        expect_rc: int = 0) -> tuple[dict[str, Any], subprocess.CompletedProcess[str]]:
+def run(
+    script: Path, server: FakeOpenAI, tmp_path: Path, *args: str, expect_rc: int = 0
+) -> tuple[dict[str, Any], subprocess.CompletedProcess[str]]:
     out = tmp_path / f"result-{time.monotonic_ns()}.json"
-    env = {k: v for k, v in os.environ.items()
-           if k.lower() not in ("http_proxy", "https_proxy", "all_proxy", "openai_api_key")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k.lower() not in ("http_proxy", "https_proxy", "all_proxy", "openai_api_key")
+    }
     proc = subprocess.run(
-        [sys.executable, str(script), "--base-url", server.base_url, "--model", "fake-model",
-         "--json", str(out), *args],
-        capture_output=True, text=True, timeout=60, env=env, check=False)
+        [
+            sys.executable,
+            str(script),
+            "--base-url",
+            server.base_url,
+            "--model",
+            "fake-model",
+            "--json",
+            str(out),
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        check=False,
+    )
     assert proc.returncode == expect_rc, proc.stdout + proc.stderr
     return json.loads(out.read_text(encoding="utf-8")), proc
 
@@ -84,12 +102,26 @@ def within(value: float | None, low: float, high: float) -> bool:
 
 # -- against the fake server -------------------------------------------------------------
 
-def test_measures_what_the_server_does(script: Path, server: FakeOpenAI,
-                                       tmp_path: Path) -> None:
+
+def test_measures_what_the_server_does(script: Path, server: FakeOpenAI, tmp_path: Path) -> None:
     server.behaviour = Behaviour(ttft_s=0.2, chunk_interval_s=0.02, tokens=20)
-    res, proc = run(script, server, tmp_path, "--concurrency", "4", "--num-requests", "8",
-                    "--input-tokens", "64", "--output-tokens", "20",
-                    "--slo-ttft-ms", "1000", "--slo-tpot-ms", "60")
+    res, proc = run(
+        script,
+        server,
+        tmp_path,
+        "--concurrency",
+        "4",
+        "--num-requests",
+        "8",
+        "--input-tokens",
+        "64",
+        "--output-tokens",
+        "20",
+        "--slo-ttft-ms",
+        "1000",
+        "--slo-tpot-ms",
+        "60",
+    )
     for key in ("ttft_ms", "itl_ms", "tpot_ms", "e2e_ms"):
         assert set(STATS) <= set(res[key]), key
         assert all(isinstance(res[key][s], float) for s in STATS), key
@@ -107,8 +139,7 @@ def test_measures_what_the_server_does(script: Path, server: FakeOpenAI,
     assert res["mean_prompt_tokens"] == 64  # the server's count, from usage
     # 4 streams, each 20 tokens per (0.2 + 19 x 0.02) s
     assert within(res["output_tokens_per_s"], 4 * 20 / 0.58 * 0.5, 4 * 20 / 0.58 * 1.1)
-    assert near(res["output_tokens_per_s"],
-                res["total_output_tokens"] / res["duration_s"], 1e-6)
+    assert near(res["output_tokens_per_s"], res["total_output_tokens"] / res["duration_s"], 1e-6)
     # every request met both SLOs, so goodput equals request throughput
     assert res["good_requests"] == 8
     assert near(res["goodput"], res["requests_per_s"], 1e-9)
@@ -121,18 +152,38 @@ def test_measures_what_the_server_does(script: Path, server: FakeOpenAI,
     assert len(body["messages"][0]["content"].split()) == 64
 
 
-@pytest.mark.parametrize(("flags", "itl_from", "itl_ms", "tokens"), [
-    ((), "usage-total", 40 * 9 / 19, 20),  # gaps spread over the tokens usage reports
-    (("--per-chunk-usage",), "usage-per-chunk", 20, 20),
-    (("--no-usage",), "chunks", 40, 10),  # the documented approximation: chunk = token
-])
-def test_chunks_carrying_several_tokens(script: Path, server: FakeOpenAI, tmp_path: Path,
-                                        flags: tuple[str, ...], itl_from: str,
-                                        itl_ms: float, tokens: int) -> None:
-    server.behaviour = Behaviour(ttft_s=0.1, chunk_interval_s=0.04, tokens=20,
-                                 tokens_per_chunk=2)
-    res, _ = run(script, server, tmp_path, "--concurrency", "2", "--num-requests", "2",
-                 "--output-tokens", "20", "--input-tokens", "16", *flags)
+@pytest.mark.parametrize(
+    ("flags", "itl_from", "itl_ms", "tokens"),
+    [
+        ((), "usage-total", 40 * 9 / 19, 20),  # gaps spread over the tokens usage reports
+        (("--per-chunk-usage",), "usage-per-chunk", 20, 20),
+        (("--no-usage",), "chunks", 40, 10),  # the documented approximation: chunk = token
+    ],
+)
+def test_chunks_carrying_several_tokens(
+    script: Path,
+    server: FakeOpenAI,
+    tmp_path: Path,
+    flags: tuple[str, ...],
+    itl_from: str,
+    itl_ms: float,
+    tokens: int,
+) -> None:
+    server.behaviour = Behaviour(ttft_s=0.1, chunk_interval_s=0.04, tokens=20, tokens_per_chunk=2)
+    res, _ = run(
+        script,
+        server,
+        tmp_path,
+        "--concurrency",
+        "2",
+        "--num-requests",
+        "2",
+        "--output-tokens",
+        "20",
+        "--input-tokens",
+        "16",
+        *flags,
+    )
     assert res["completed"] == 2
     assert res["itl_from"] == [itl_from]
     assert within(res["itl_ms"]["mean"], itl_ms - 4, itl_ms + 12)
@@ -147,11 +198,25 @@ def test_chunks_carrying_several_tokens(script: Path, server: FakeOpenAI, tmp_pa
 
 
 def test_open_loop_keeps_its_schedule_when_the_server_slows(
-        script: Path, server: FakeOpenAI, tmp_path: Path) -> None:
+    script: Path, server: FakeOpenAI, tmp_path: Path
+) -> None:
     # every request takes about 1 s; 40 Poisson arrivals at 20 req/s span about 2 s
     server.behaviour = Behaviour(ttft_s=0.9, chunk_interval_s=0.1, tokens=2)
-    res, _ = run(script, server, tmp_path, "--request-rate", "20", "--num-requests", "40",
-                 "--output-tokens", "2", "--input-tokens", "16", "--seed", "3")
+    res, _ = run(
+        script,
+        server,
+        tmp_path,
+        "--request-rate",
+        "20",
+        "--num-requests",
+        "40",
+        "--output-tokens",
+        "2",
+        "--input-tokens",
+        "16",
+        "--seed",
+        "3",
+    )
     assert res["completed"] == 40
     times = sorted(a.at for a in server.arrivals)
     assert len(times) == 40
@@ -165,28 +230,60 @@ def test_open_loop_keeps_its_schedule_when_the_server_slows(
     assert within(res["ttft_ms"]["p50"], 890, 1200)
 
 
-def test_closed_loop_caps_requests_in_flight(script: Path, server: FakeOpenAI,
-                                            tmp_path: Path) -> None:
+def test_closed_loop_caps_requests_in_flight(
+    script: Path, server: FakeOpenAI, tmp_path: Path
+) -> None:
     server.behaviour = Behaviour(ttft_s=0.1, chunk_interval_s=0.02, tokens=5)
-    res, _ = run(script, server, tmp_path, "--concurrency", "3", "--num-requests", "12",
-                 "--output-tokens", "5", "--input-tokens", "16")
+    res, _ = run(
+        script,
+        server,
+        tmp_path,
+        "--concurrency",
+        "3",
+        "--num-requests",
+        "12",
+        "--output-tokens",
+        "5",
+        "--input-tokens",
+        "16",
+    )
     assert res["completed"] == 12
     assert server.max_in_flight == 3
     assert res["max_in_flight"] == 3
     assert len(server.arrivals) == 12
 
 
-def test_failures_are_counted_not_fatal(script: Path, server: FakeOpenAI,
-                                        tmp_path: Path) -> None:
+def test_failures_are_counted_not_fatal(script: Path, server: FakeOpenAI, tmp_path: Path) -> None:
     """HTTP 500s and a stalled stream become failed requests; the completions endpoint,
     ignore_eos, the API key and --plot without matplotlib work along the way."""
-    server.behaviour = Behaviour(ttft_s=0.05, chunk_interval_s=0.01, tokens=4,
-                                 fail_every=3, hang_every=5)
+    server.behaviour = Behaviour(
+        ttft_s=0.05, chunk_interval_s=0.01, tokens=4, fail_every=3, hang_every=5
+    )
     plot = tmp_path / "latency.png"
-    res, proc = run(script, server, tmp_path, "--endpoint", "/v1/completions",
-                    "--concurrency", "3", "--num-requests", "10", "--output-tokens", "4",
-                    "--input-tokens", "8", "--timeout", "1", "--ignore-eos",
-                    "--api-key", "sk-test", "--slo-ttft-ms", "1000", "--plot", str(plot))
+    res, proc = run(
+        script,
+        server,
+        tmp_path,
+        "--endpoint",
+        "/v1/completions",
+        "--concurrency",
+        "3",
+        "--num-requests",
+        "10",
+        "--output-tokens",
+        "4",
+        "--input-tokens",
+        "8",
+        "--timeout",
+        "1",
+        "--ignore-eos",
+        "--api-key",
+        "sk-test",
+        "--slo-ttft-ms",
+        "1000",
+        "--plot",
+        str(plot),
+    )
     # requests 3, 6, 9 fail with HTTP 500; 5 and 10 stall until the 1 s timeout
     assert (res["completed"], res["failed"]) == (5, 5)
     errors = {e["error"]: e["count"] for e in res["errors"]}
@@ -206,16 +303,31 @@ def test_failures_are_counted_not_fatal(script: Path, server: FakeOpenAI,
 
 def test_all_failed_exits_1(script: Path, server: FakeOpenAI, tmp_path: Path) -> None:
     server.behaviour = Behaviour(fail_every=1)
-    res, _ = run(script, server, tmp_path, "--concurrency", "2", "--num-requests", "4",
-                 "--slo-ttft-ms", "100", expect_rc=1)
+    res, _ = run(
+        script,
+        server,
+        tmp_path,
+        "--concurrency",
+        "2",
+        "--num-requests",
+        "4",
+        "--slo-ttft-ms",
+        "100",
+        expect_rc=1,
+    )
     assert (res["completed"], res["failed"]) == (0, 4)
     assert res["goodput"] == 0 and res["ttft_ms"]["p99"] is None
 
 
 def test_command_line_errors(script: Path) -> None:
     def rc(*args: str) -> int:
-        return subprocess.run([sys.executable, str(script), *args], capture_output=True,
-                              text=True, timeout=30, check=False).returncode
+        return subprocess.run(
+            [sys.executable, str(script), *args],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        ).returncode
 
     base = ("--base-url", "http://127.0.0.1:9", "--model", "m", "--num-requests", "1")
     assert rc(*base) == 2  # neither --concurrency nor --request-rate
@@ -225,6 +337,7 @@ def test_command_line_errors(script: Path) -> None:
 
 
 # -- pure functions of the extracted module ------------------------------------------------
+
 
 def test_goodput_counts_failed_requests_against_attainment(loadgen: ModuleType) -> None:
     R = loadgen.Result

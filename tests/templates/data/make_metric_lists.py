@@ -82,8 +82,10 @@ class Package:
         if self.zip is not None:
             names = [n for n in self.zip.namelist() if pattern.match(n)]
         else:
-            names = [str(p.relative_to(self.path)).replace("\\", "/")
-                     for p in self.path.glob(f"{dist}-*.dist-info/METADATA")]
+            names = [
+                str(p.relative_to(self.path)).replace("\\", "/")
+                for p in self.path.glob(f"{dist}-*.dist-info/METADATA")
+            ]
         if len(names) != 1:
             raise SystemExit(f"{self.path}: expected one {dist} METADATA, found {names}")
         for line in self.read(names[0]).splitlines():
@@ -111,8 +113,11 @@ def _local_constants(func: ast.AST) -> dict[str, list[str]]:
     """String constants assigned to plain local names inside one function."""
     out: dict[str, list[str]] = {}
     for node in ast.walk(func):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) \
-                and isinstance(node.value.value, str):
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
             for target in node.targets:
                 if isinstance(target, ast.Name):
                     out.setdefault(target.id, []).append(node.value.value)
@@ -150,18 +155,24 @@ def families(source: str, filename: str, prefix: str) -> dict[str, str]:
                 if not names and scope is not tree:
                     continue  # a variable of some other call, e.g. a wrapper's parameter
             elif name_node is not None and prefix in ast.unparse(name_node):
-                raise SystemExit(f"{filename}:{node.lineno}: metric name built at run time: "
-                                 f"{ast.unparse(name_node)}")
+                raise SystemExit(
+                    f"{filename}:{node.lineno}: metric name built at run time: "
+                    f"{ast.unparse(name_node)}"
+                )
             names = [n for n in names if n.startswith(prefix)]
             if not names:
                 continue
             seen_calls.add(id(node))
             for name in names:
-                family = name[: -len("_total")] if kind == "counter" and \
-                    name.endswith("_total") else name
+                family = (
+                    name[: -len("_total")]
+                    if kind == "counter" and name.endswith("_total")
+                    else name
+                )
                 if found.get(family, kind) != kind:
-                    raise SystemExit(f"{filename}:{node.lineno}: {family} declared as "
-                                     f"{found[family]} and {kind}")
+                    raise SystemExit(
+                        f"{filename}:{node.lineno}: {family} declared as {found[family]} and {kind}"
+                    )
                 found[family] = kind
     return found
 
@@ -192,10 +203,15 @@ def write_list(engine: str, pkg: Package, out_dir: Path) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
-    parser.add_argument("--vllm", type=Path, required=True,
-                        help="vLLM wheel, or folder holding the unpacked wheel")
-    parser.add_argument("--sglang", type=Path, required=True,
-                        help="SGLang wheel, or folder holding the unpacked wheel")
+    parser.add_argument(
+        "--vllm", type=Path, required=True, help="vLLM wheel, or folder holding the unpacked wheel"
+    )
+    parser.add_argument(
+        "--sglang",
+        type=Path,
+        required=True,
+        help="SGLang wheel, or folder holding the unpacked wheel",
+    )
     parser.add_argument("--out-dir", type=Path, default=Path(__file__).resolve().parent)
     args = parser.parse_args(argv)
     for engine, path in (("vllm", args.vllm), ("sglang", args.sglang)):

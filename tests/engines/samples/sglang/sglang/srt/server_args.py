@@ -23,12 +23,19 @@ class ServerArgs:
     def add_cli_args(parser: argparse.ArgumentParser):
         add_cli_args_from_dataclass(parser, ServerArgs)
         parser_choices = _parser_choices()
-        parser.add_argument("--reasoning-parser", type=str, choices=["auto"] + parser_choices,
-                            help="Reasoning parser.")
+        parser.add_argument(
+            "--reasoning-parser",
+            type=str,
+            choices=["auto"] + parser_choices,
+            help="Reasoning parser.",
+        )
         parser.add_argument("--config", type=str, help="Read CLI options from a config file.")
-        parser.add_argument("--enable-dp-attention", action=DeprecatedStoreTrueAction,
-                            new_flag="--attn-dp-size <dp-size>",
-                            help="Deprecated. Use --attn-dp-size <dp-size> instead.")
+        parser.add_argument(
+            "--enable-dp-attention",
+            action=DeprecatedStoreTrueAction,
+            new_flag="--attn-dp-size <dp-size>",
+            help="Deprecated. Use --attn-dp-size <dp-size> instead.",
+        )
 
 
 _INPUT_NAMESPACES = [Model, Schedule]

@@ -5,8 +5,9 @@ from typing import Literal, Optional
 import click
 
 
-def help_info_with_stability_tag(help_str: str, tag: Literal["stable", "beta", "prototype",
-                                                              "deprecated"]) -> str:
+def help_info_with_stability_tag(
+    help_str: str, tag: Literal["stable", "beta", "prototype", "deprecated"]
+) -> str:
     return f":tag:`{tag}` {help_str}"
 
 
@@ -23,21 +24,47 @@ class ChoiceWithAlias(click.Choice):
 
 @click.command("serve")
 @click.argument("model", type=str)
-@click.option("--host", type=str, default="localhost",
-              help=help_info_with_stability_tag("Hostname of the server.", "beta"))
+@click.option(
+    "--host",
+    type=str,
+    default="localhost",
+    help=help_info_with_stability_tag("Hostname of the server.", "beta"),
+)
 @click.option("--port", type=int, default=8000, help="Port of the server.")
-@click.option("--backend", type=ChoiceWithAlias(["pytorch", "tensorrt"], {"trt": "tensorrt"}),
-              default="pytorch", help="The backend.")
+@click.option(
+    "--backend",
+    type=ChoiceWithAlias(["pytorch", "tensorrt"], {"trt": "tensorrt"}),
+    default="pytorch",
+    help="The backend.",
+)
 @click.option("--max_batch_size", type=int, default=2048, help="Maximum batch size.")
 @click.option("--tensor_parallel_size", "--tp_size", type=int, default=1, help="TP size.")
 @click.option("--trust_remote_code", is_flag=True, default=False, help="Trust remote code.")
-@click.option("--config", "--extra_llm_api_options", "extra_llm_api_options", type=str,
-              default=None, help="Path to a YAML file of LLM API options.")
-@click.option("--old_knob", type=float, default=0.5,
-              help=help_info_with_stability_tag("An old knob.", "deprecated"))
-def serve(model: str, host: str, port: int, backend: str, max_batch_size: int,
-          tensor_parallel_size: int, trust_remote_code: bool,
-          extra_llm_api_options: Optional[str], old_knob: float):
+@click.option(
+    "--config",
+    "--extra_llm_api_options",
+    "extra_llm_api_options",
+    type=str,
+    default=None,
+    help="Path to a YAML file of LLM API options.",
+)
+@click.option(
+    "--old_knob",
+    type=float,
+    default=0.5,
+    help=help_info_with_stability_tag("An old knob.", "deprecated"),
+)
+def serve(
+    model: str,
+    host: str,
+    port: int,
+    backend: str,
+    max_batch_size: int,
+    tensor_parallel_size: int,
+    trust_remote_code: bool,
+    extra_llm_api_options: Optional[str],
+    old_knob: float,
+):
     """Running an OpenAI API compatible server"""
     llm_args = {}
     llm_args.pop("disagg_cluster", None)

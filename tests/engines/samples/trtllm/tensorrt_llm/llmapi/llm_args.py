@@ -28,14 +28,15 @@ class CapacitySchedulerPolicy(StrEnum):
 
 class SchedulerConfig(StrictBaseModel):
     capacity_scheduler_policy: CapacitySchedulerPolicy = Field(
-        default=CapacitySchedulerPolicy.GUARANTEED_NO_EVICT)
+        default=CapacitySchedulerPolicy.GUARANTEED_NO_EVICT
+    )
 
 
 class DecodingBaseConfig(StrictBaseModel):
     max_draft_len: Optional[int] = Field(default=None)
     speculative_model: Optional[str] = Field(
-        default=None,
-        validation_alias=AliasChoices("speculative_model", "speculative_model_dir"))
+        default=None, validation_alias=AliasChoices("speculative_model", "speculative_model_dir")
+    )
 
 
 class EagleDecodingConfig(DecodingBaseConfig):
@@ -64,13 +65,13 @@ class BaseLlmArgs(StrictBaseModel):
     model: str = Field()
     tensor_parallel_size: int = Field(default=1)
     kv_cache_config: KvCacheConfig = Field(default_factory=KvCacheConfig)
-    scheduler_config: SchedulerConfig = Field(default_factory=SchedulerConfig,
-                                              status="prototype")
+    scheduler_config: SchedulerConfig = Field(default_factory=SchedulerConfig, status="prototype")
     cache_transceiver_config: Optional[CacheTransceiverConfig] = Field(default=None)
     speculative_config: Optional[SpeculativeConfig] = Field(default=None)
     max_batch_size: Optional[int] = Field(default=2048)
-    decoding_config: Optional[object] = Field(default=None, status="deprecated",
-                                              deprecated="Use speculative_config instead.")
+    decoding_config: Optional[object] = Field(
+        default=None, status="deprecated", deprecated="Use speculative_config instead."
+    )
     lora_config: Optional[LoraConfig] = Field(default=None)
     _parallel_config: Optional[object] = PrivateAttr(default=None)
 

@@ -11,12 +11,10 @@ PASSTHROUGH = "passthrough"
 _OLD_FLAG_MESSAGE = "--old-flag is deprecated and has no effect. Use --new-flag instead."
 
 
-def get_kwargs(cls):
-    ...
+def get_kwargs(cls): ...
 
 
-def optional_type(return_type):
-    ...
+def optional_type(return_type): ...
 
 
 @dataclass
@@ -48,9 +46,7 @@ class EngineArgs:
             "--max-num-batched-tokens", **scheduler_kwargs["max_num_batched_tokens"]
         )
         scheduler_group.add_argument("--scheduling-policy", **scheduler_kwargs["policy"])
-        scheduler_group.add_argument(
-            "--cuda-graph-sizes", **scheduler_kwargs["cuda_graph_sizes"]
-        )
+        scheduler_group.add_argument("--cuda-graph-sizes", **scheduler_kwargs["cuda_graph_sizes"])
         backend_kwargs = scheduler_kwargs["backend"]
         backend_kwargs["type"] = lambda s: s.lower().replace("-", "_")
         scheduler_group.add_argument("--sched-backend", **backend_kwargs)

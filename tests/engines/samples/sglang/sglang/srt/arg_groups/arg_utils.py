@@ -9,5 +9,4 @@ class Arg:
         self.kwargs = kwargs
 
 
-def add_cli_args_from_dataclass(parser, cls):
-    ...
+def add_cli_args_from_dataclass(parser, cls): ...
