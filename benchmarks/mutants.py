@@ -395,8 +395,8 @@ MUTANTS: list[Mutant] = [
     Mutant(
         "sc306-normalized",
         "skillcheck/rules/sources.py",
-        '            if url != entry.get("url"):',
-        '            if normalize_url(url) != normalize_url(str(entry.get("url"))):',
+        '    if url != entry.get("url"):',
+        '    if normalize_url(url) != normalize_url(str(entry.get("url"))):',
         FIXTURE_TESTS,
         "a citation URL differing in case or trailing slash passes",
         fixtures=True,
@@ -413,8 +413,8 @@ MUTANTS: list[Mutant] = [
     Mutant(
         "sc310-above-sources",
         "skillcheck/rules/sources.py",
-        "            if sources_line is None or d.line < sources_line:",
-        "            if sources_line is None:",
+        "    if sources_line is None or d.line < sources_line:",
+        "    if sources_line is None:",
         FIXTURE_TESTS,
         "a citation defined above '## Sources' passes",
         fixtures=True,

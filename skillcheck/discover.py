@@ -122,44 +122,10 @@ def find_skills(
     seen: set[tuple[int, int]] = set()
     while stack:
         d = stack.pop()
-        try:
-            st = d.stat()
-            key = (st.st_dev, st.st_ino)
-            if key in seen:
-                continue
-            seen.add(key)
-            entries = list(os.scandir(d))
-        except OSError as exc:
-            problems.append(
-                diagnostic(
-                    display_path(d, cwd),
-                    0,
-                    0,
-                    "SC220",
-                    f"cannot list directory: {exc.strerror or exc}",
-                    "check permissions",
-                )
-            )
+        entries = _list_new_dir(d, seen, cwd, problems)
+        if entries is None:
             continue
-        file_names = set()
-        for e in entries:
-            try:
-                if not e.is_dir():
-                    file_names.add(e.name)
-                elif e.name.lower() == "skill.md":
-                    problems.append(
-                        diagnostic(
-                            display_path(Path(e.path), cwd),
-                            0,
-                            0,
-                            "SC101",
-                            f"{e.name} is a folder, not a file",
-                            "SKILL.md must be a Markdown file",
-                        )
-                    )
-            except OSError:
-                file_names.add(e.name)
-        md = _skill_md_name(file_names)
+        md = _skill_md_name(_file_names(entries, cwd, problems))
         if md is not None:
             skills.append(
                 Skill(
@@ -169,18 +135,7 @@ def find_skills(
                     is_repo_root=(d / ".git").exists(),
                 )
             )
-        for e in sorted(entries, key=lambda e: e.name, reverse=True):
-            if e.name in SKIP_DIRS or e.name.startswith("."):
-                continue
-            try:
-                if not e.is_dir(follow_symlinks=False):
-                    continue
-            except OSError:
-                continue
-            rel = _rel_to(Path(e.path), base) or Path(e.path).relative_to(start_abs).as_posix()
-            if _excluded(rel, exclude):
-                continue
-            stack.append(Path(e.path))
+        stack.extend(_subfolders(entries, exclude, base, start_abs))
     if not skills:
         problems.append(
             diagnostic(
@@ -194,6 +149,77 @@ def find_skills(
         )
     skills.sort(key=lambda s: s.root.as_posix())
     return skills, problems
+
+
+def _list_new_dir(
+    d: Path, seen: set[tuple[int, int]], cwd: Path, problems: list[Diagnostic]
+) -> list[os.DirEntry[str]] | None:
+    """The entries of folder ``d``; None when it was listed already (by device and inode:
+    symlink loops) or cannot be listed (SC220, appended to ``problems``)."""
+    try:
+        st = d.stat()
+        key = (st.st_dev, st.st_ino)
+        if key in seen:
+            return None
+        seen.add(key)
+        return list(os.scandir(d))
+    except OSError as exc:
+        problems.append(
+            diagnostic(
+                display_path(d, cwd),
+                0,
+                0,
+                "SC220",
+                f"cannot list directory: {exc.strerror or exc}",
+                "check permissions",
+            )
+        )
+        return None
+
+
+def _file_names(entries: list[os.DirEntry[str]], cwd: Path, problems: list[Diagnostic]) -> set[str]:
+    """Names of the entries that are not folders (or cannot be told apart); a folder named
+    SKILL.md in any case is a problem (SC101, appended to ``problems``)."""
+    file_names = set()
+    for e in entries:
+        try:
+            if not e.is_dir():
+                file_names.add(e.name)
+            elif e.name.lower() == "skill.md":
+                problems.append(
+                    diagnostic(
+                        display_path(Path(e.path), cwd),
+                        0,
+                        0,
+                        "SC101",
+                        f"{e.name} is a folder, not a file",
+                        "SKILL.md must be a Markdown file",
+                    )
+                )
+        except OSError:
+            file_names.add(e.name)
+    return file_names
+
+
+def _subfolders(
+    entries: list[os.DirEntry[str]], exclude: tuple[str, ...], base: Path, start_abs: Path
+) -> list[Path]:
+    """The folders to walk next, in reverse name order (the stack pops them in name order):
+    not skipped, not hidden, not symlinks, not excluded."""
+    out: list[Path] = []
+    for e in sorted(entries, key=lambda e: e.name, reverse=True):
+        if e.name in SKIP_DIRS or e.name.startswith("."):
+            continue
+        try:
+            if not e.is_dir(follow_symlinks=False):
+                continue
+        except OSError:
+            continue
+        rel = _rel_to(Path(e.path), base) or Path(e.path).relative_to(start_abs).as_posix()
+        if _excluded(rel, exclude):
+            continue
+        out.append(Path(e.path))
+    return out
 
 
 def collect_files(

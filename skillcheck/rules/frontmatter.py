@@ -5,11 +5,12 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 from skillcheck.context import Context
 from skillcheck.diagnostics import Diagnostic
+from skillcheck.document import ParsedDoc
 from skillcheck.registry import checker, declare
 
 SPEC_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
@@ -116,8 +117,7 @@ declare("SC126", "skill-md-symlink", "error", "SKILL.md is a symlink pointing ou
 
 @checker("SC1")
 def check_frontmatter(ctx: Context) -> Iterator[Diagnostic]:
-    skill = ctx.skill
-    rel = skill.skill_md
+    rel = ctx.skill.skill_md
     if rel is None:
         return
     if rel != "SKILL.md":
@@ -132,6 +132,26 @@ def check_frontmatter(ctx: Context) -> Iterator[Diagnostic]:
     doc = ctx.docs.get(rel)
     if doc is None:
         return  # unreadable: reported by the reader
+    yield from _check_delimiters(ctx, rel, doc)
+    if doc.frontmatter_state in ("none", "unclosed"):
+        return
+    value = yield from _load_mapping(ctx, rel, doc)
+    if value is None:
+        return
+    lines = doc.frontmatter_lines
+
+    def at(key: str) -> int:
+        return lines.get(key, -1) + 2
+
+    yield from _check_unknown_keys(ctx, rel, value, at)
+    yield from _check_name(ctx, rel, value, at("name"))
+    yield from _check_description(ctx, rel, value, at("description"))
+
+    yield from _check_other_keys(ctx, rel, value, at)
+
+
+def _check_delimiters(ctx: Context, rel: str, doc: ParsedDoc) -> Iterator[Diagnostic]:
+    """A byte-order mark, and the opening and closing '---' of the block."""
     if doc.has_bom:
         yield ctx.diag(
             rel,
@@ -150,8 +170,7 @@ def check_frontmatter(ctx: Context) -> Iterator[Diagnostic]:
             "no front-matter: the file must start with '---'",
             "add '---', the name and description keys, and a closing '---'",
         )
-        return
-    if doc.frontmatter_state == "unclosed":
+    elif doc.frontmatter_state == "unclosed":
         yield ctx.diag(
             rel,
             1,
@@ -160,7 +179,13 @@ def check_frontmatter(ctx: Context) -> Iterator[Diagnostic]:
             "front-matter opened with '---' is never closed",
             "add a line with '---' after the last key",
         )
-        return
+
+
+def _load_mapping(
+    ctx: Context, rel: str, doc: ParsedDoc
+) -> Generator[Diagnostic, None, dict[Any, Any] | None]:
+    """The YAML problems found by the parser, then the block's mapping (None when the YAML
+    is broken or is not a mapping: the keys cannot be checked)."""
     value, problems = doc.frontmatter_value, doc.frontmatter_problems  # loaded by the parser
     for code, msg, line0 in problems:
         yield ctx.diag(
@@ -176,7 +201,7 @@ def check_frontmatter(ctx: Context) -> Iterator[Diagnostic]:
             }.get(code, ""),
         )
     if any(code in ("SC104", "SC106") for code, _, _ in problems):
-        return
+        return None
     if value is None:
         value = {}
     if not isinstance(value, dict):
@@ -188,12 +213,14 @@ def check_frontmatter(ctx: Context) -> Iterator[Diagnostic]:
             f"front-matter is a {type(value).__name__}, not a mapping",
             "write 'key: value' lines",
         )
-        return
-    lines = doc.frontmatter_lines
+        return None
+    return value
 
-    def at(key: str) -> int:
-        return lines.get(key, -1) + 2
 
+def _check_unknown_keys(
+    ctx: Context, rel: str, value: dict[Any, Any], at: Callable[[str], int]
+) -> Iterator[Diagnostic]:
+    """Top-level keys outside the specification: client extensions, typos, others."""
     for key in value:
         skey = str(key)
         if skey in SPEC_KEYS:
@@ -215,11 +242,6 @@ def check_frontmatter(ctx: Context) -> Iterator[Diagnostic]:
             else ("allowed keys: " + ", ".join(SPEC_KEYS) + "; put your own keys under 'metadata'")
         )
         yield ctx.diag(rel, at(skey), 1, "SC108", f"unknown front-matter key '{skey}'", hint)
-
-    yield from _check_name(ctx, rel, value, at("name"))
-    yield from _check_description(ctx, rel, value, at("description"))
-
-    yield from _check_other_keys(ctx, rel, value, at)
 
 
 def _check_other_keys(
@@ -338,6 +360,24 @@ def _check_name(ctx: Context, rel: str, fm: dict[Any, Any], line: int) -> Iterat
             f"'name' has {len(name)} characters; the maximum is {MAX_NAME}",
             "shorten it (and rename the folder to match)",
         )
+    yield from _check_name_letters(ctx, rel, raw_name, name, line)
+    folder = unicodedata.normalize("NFKC", ctx.skill.root.name)
+    if name != folder and not ctx.skill.is_repo_root:
+        yield ctx.diag(
+            rel,
+            line,
+            1,
+            "SC113",
+            f"'name' is {name!r} but the folder is {folder!r}",
+            "rename the folder or the name so they match",
+        )
+
+
+def _check_name_letters(
+    ctx: Context, rel: str, raw_name: str, name: str, line: int
+) -> Iterator[Diagnostic]:
+    """The name's characters: ASCII lowercase, digits and single inner hyphens after NFKC
+    normalisation (``name``); the written form (``raw_name``) must not need normalising."""
     if _NAME_ASCII.match(name) and raw_name != name:
         yield ctx.diag(
             rel,
@@ -376,16 +416,6 @@ def _check_name(ctx: Context, rel: str, fm: dict[Any, Any], line: int) -> Iterat
                 "e.g. "
                 + re.sub(r"-{2,}", "-", re.sub(r"[^a-z0-9]+", "-", name.lower())).strip("-"),
             )
-    folder = unicodedata.normalize("NFKC", ctx.skill.root.name)
-    if name != folder and not ctx.skill.is_repo_root:
-        yield ctx.diag(
-            rel,
-            line,
-            1,
-            "SC113",
-            f"'name' is {name!r} but the folder is {folder!r}",
-            "rename the folder or the name so they match",
-        )
 
 
 def _check_description(

@@ -102,92 +102,117 @@ def check_links(ctx: Context) -> Iterator[Diagnostic]:
             edges[rel].update(f for f in files if f.startswith(prefix))
 
     for rel, doc in ctx.docs.items():
-        defs = {d.label: d for d in doc.definitions}
-        targets = [
-            (lk.target, lk.line, lk.column, lk.kind) for lk in doc.links if lk.kind != "reference"
-        ]
-        targets += [(d.target, d.line, d.column, "definition") for d in doc.definitions]
-        for lk in doc.links:
-            if lk.kind == "reference" and lk.label not in defs:
-                yield ctx.diag(
-                    rel,
-                    lk.line,
-                    lk.column,
-                    "SC210",
-                    f"reference link label '[{lk.label}]' has no definition",
-                    f"add a line '[{lk.label}]: URL' (e.g. in the Sources section)",
-                )
-        for target, line, col, _kind in targets:
-            target = target.strip()
-            if not target or is_external(target):
-                continue
-            path, frag = split_target(target)
-            if not path:
-                if frag is not None:
-                    hint = _anchor_problem(ctx, rel, frag)
-                    if hint is not None:
-                        yield ctx.diag(
-                            rel, line, col, "SC204", f"no heading or id '{frag}' in this file", hint
-                        )
-                continue
-            if is_absolute(path):
-                yield ctx.diag(
-                    rel,
-                    line,
-                    col,
-                    "SC203",
-                    f"absolute path '{path}' does not travel with the skill",
-                    "use a path relative to this file",
-                )
-                continue
-            resolved = ctx.resolve(rel, path)
-            if resolved is None:
-                yield ctx.diag(
-                    rel,
-                    line,
-                    col,
-                    "SC203",
-                    f"'{path}' leaves the skill folder",
-                    "a skill is installed on its own: link only to files inside it",
-                )
-                continue
-            ok, case_fix = ctx.lookup(resolved)
-            if not ok:
-                if case_fix is not None:
-                    fixed = posixpath.relpath(case_fix, posixpath.dirname(rel) or ".")
-                    yield ctx.diag(
-                        rel,
-                        line,
-                        col,
-                        "SC202",
-                        f"'{path}' differs in case from the file on disk",
-                        f"write '{fixed}': case-sensitive file systems and GitHub will not find it",
-                    )
-                else:
-                    yield ctx.diag(
-                        rel, line, col, "SC201", f"'{path}' does not exist", _suggest(ctx, resolved)
-                    )
-                continue
-            if ctx.escapes_via_symlink(resolved):
-                yield ctx.diag(
-                    rel,
-                    line,
-                    col,
-                    "SC203",
-                    f"'{path}' is a symlink that leaves the skill folder",
-                    "copy the file into the skill",
-                )
-                continue
-            reach(rel, resolved)
-            if frag and _is_md(resolved):
-                hint = _anchor_problem(ctx, resolved, frag)
-                if hint is not None:
-                    yield ctx.diag(
-                        rel, line, col, "SC205", f"no heading or id '{frag}' in {resolved}", hint
-                    )
+        yield from _undefined_references(ctx, rel, doc)
+        targets = [(lk.target, lk.line, lk.column) for lk in doc.links if lk.kind != "reference"]
+        targets += [(d.target, d.line, d.column) for d in doc.definitions]
+        for target, line, col in targets:
+            yield from _check_target(ctx, rel, target.strip(), line, col, reach)
         yield from _code_paths(ctx, rel, doc, reach)
 
     yield from _orphans(ctx, edges)
+
+
+def _undefined_references(ctx: Context, rel: str, doc: ParsedDoc) -> Iterator[Diagnostic]:
+    """Reference-style links whose label has no definition in the page (SC210)."""
+    defs = {d.label: d for d in doc.definitions}
+    for lk in doc.links:
+        if lk.kind == "reference" and lk.label not in defs:
+            yield ctx.diag(
+                rel,
+                lk.line,
+                lk.column,
+                "SC210",
+                f"reference link label '[{lk.label}]' has no definition",
+                f"add a line '[{lk.label}]: URL' (e.g. in the Sources section)",
+            )
+
+
+def _check_target(
+    ctx: Context, rel: str, target: str, line: int, col: int, reach: Callable[[str, str], None]
+) -> Iterator[Diagnostic]:
+    """One local link target: a fragment of this page (SC204), or a path that stays inside
+    the skill (SC203) and exists (see ``_check_local_file``)."""
+    if not target or is_external(target):
+        return
+    path, frag = split_target(target)
+    if not path:
+        if frag is not None:
+            hint = _anchor_problem(ctx, rel, frag)
+            if hint is not None:
+                yield ctx.diag(
+                    rel, line, col, "SC204", f"no heading or id '{frag}' in this file", hint
+                )
+        return
+    if is_absolute(path):
+        yield ctx.diag(
+            rel,
+            line,
+            col,
+            "SC203",
+            f"absolute path '{path}' does not travel with the skill",
+            "use a path relative to this file",
+        )
+        return
+    resolved = ctx.resolve(rel, path)
+    if resolved is None:
+        yield ctx.diag(
+            rel,
+            line,
+            col,
+            "SC203",
+            f"'{path}' leaves the skill folder",
+            "a skill is installed on its own: link only to files inside it",
+        )
+        return
+    yield from _check_local_file(ctx, rel, path, frag, resolved, line, col, reach)
+
+
+def _check_local_file(
+    ctx: Context,
+    rel: str,
+    path: str,
+    frag: str | None,
+    resolved: str,
+    line: int,
+    col: int,
+    reach: Callable[[str, str], None],
+) -> Iterator[Diagnostic]:
+    """A link's file inside the skill: exists with that case (SC201, SC202), is no symlink
+    out (SC203), and has the heading its fragment names (SC205). Records the reach."""
+    ok, case_fix = ctx.lookup(resolved)
+    if not ok:
+        if case_fix is not None:
+            fixed = posixpath.relpath(case_fix, posixpath.dirname(rel) or ".")
+            yield ctx.diag(
+                rel,
+                line,
+                col,
+                "SC202",
+                f"'{path}' differs in case from the file on disk",
+                f"write '{fixed}': case-sensitive file systems and GitHub will not find it",
+            )
+        else:
+            yield ctx.diag(
+                rel, line, col, "SC201", f"'{path}' does not exist", _suggest(ctx, resolved)
+            )
+        return
+    if ctx.escapes_via_symlink(resolved):
+        yield ctx.diag(
+            rel,
+            line,
+            col,
+            "SC203",
+            f"'{path}' is a symlink that leaves the skill folder",
+            "copy the file into the skill",
+        )
+        return
+    reach(rel, resolved)
+    if frag and _is_md(resolved):
+        hint = _anchor_problem(ctx, resolved, frag)
+        if hint is not None:
+            yield ctx.diag(
+                rel, line, col, "SC205", f"no heading or id '{frag}' in {resolved}", hint
+            )
 
 
 def _code_paths(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
+from typing import Any
 
 from skillcheck.context import Context
 from skillcheck.datatables import (
@@ -24,6 +25,7 @@ from skillcheck.datatables import (
     normalize_url,
 )
 from skillcheck.diagnostics import Diagnostic
+from skillcheck.document import Link, ParsedDoc
 from skillcheck.registry import checker, declare
 
 PACK_DIRS = ("references/", "assets/", "data/", "scripts/")
@@ -127,9 +129,22 @@ def check_sources(ctx: Context) -> Iterator[Diagnostic]:
         yield ctx.diag(SOURCES_REL, p.line, p.column, p.code, p.message, p.hint)
     if not reg.loaded:
         return
-    allow = ctx.config.url_allowlist
     cited: set[str] = set()
-    for table in tables:
+    yield from _check_table_citations(ctx, reg, cited)
+    for rel, doc in sorted(ctx.docs.items()):
+        if not _in_pack(rel, skill.skill_md):
+            continue
+        seen: set[tuple[str, int]] = set()
+        yield from _check_definitions(ctx, rel, doc, reg, cited, seen)
+        yield from _check_urls(ctx, rel, doc, reg, cited, seen)
+    yield from _check_entries(ctx, reg, cited)
+
+
+def _check_table_citations(
+    ctx: Context, reg: SourceRegistry, cited: set[str]
+) -> Iterator[Diagnostic]:
+    """Source ids cited by the data tables: registered (SC314); they count as cited."""
+    for table in ctx.data.tables:
         for c in table.citations:
             if c.source_id in reg.entries:
                 cited.add(c.source_id)
@@ -142,80 +157,114 @@ def check_sources(ctx: Context) -> Iterator[Diagnostic]:
                 f"{c.pointer}: '{c.source_id}' is not a source id in {SOURCES_REL}",
                 "register the source there, or fix the id",
             )
-    for rel, doc in sorted(ctx.docs.items()):
-        if not _in_pack(rel, skill.skill_md):
+
+
+def _check_definitions(
+    ctx: Context,
+    rel: str,
+    doc: ParsedDoc,
+    reg: SourceRegistry,
+    cited: set[str],
+    seen: set[tuple[str, int]],
+) -> Iterator[Diagnostic]:
+    """A page's link definitions to external URLs: the label is a source id (SC305), then
+    the citation itself (SC306, SC310). Adds the sources cited and the (url, line) seen."""
+    allow = ctx.config.url_allowlist
+    sources_line = max(
+        (h.line for h in doc.headings if h.text.strip().lower() == "sources"), default=None
+    )
+    for d in doc.definitions:
+        url = d.target
+        if not _external(url) or _allowed(url, allow):
             continue
-        sources_line = max(
-            (h.line for h in doc.headings if h.text.strip().lower() == "sources"), default=None
-        )
-        seen: set[tuple[str, int]] = set()
-        for d in doc.definitions:
-            url = d.target
-            if not _external(url) or _allowed(url, allow):
-                continue
-            seen.add((url, d.line))
-            label = d.label or ""
-            entry = reg.entries.get(label)
-            if entry is None:
-                sid = reg.by_url.get(normalize_url(url))
-                hint = (
-                    f"this URL is registered as '{sid}': use that label"
-                    if sid
-                    else "register the source in data/sources.json and use its id as the label"
-                )
-                yield ctx.diag(
-                    rel,
-                    d.line,
-                    d.column,
-                    "SC305",
-                    f"citation label '[{label}]' is not a source id",
-                    hint,
-                    url=url,
-                )
-                if sid:
-                    cited.add(sid)
-                continue
-            cited.add(label)
-            if url != entry.get("url"):
-                yield ctx.diag(
-                    rel,
-                    d.line,
-                    d.column,
-                    "SC306",
-                    f"'[{label}]' points at {url}, but data/sources.json has {entry.get('url')}",
-                    "use the registered URL exactly",
-                    url=url,
-                )
-            if sources_line is None or d.line < sources_line:
-                yield ctx.diag(
-                    rel,
-                    d.line,
-                    d.column,
-                    "SC310",
-                    f"citation '[{label}]' is defined outside a '## Sources' section",
-                    "move the definition under '## Sources' at the end of the page",
-                )
-        urls = [(lk.target, lk.line, lk.column) for lk in doc.links if _external(lk.target)]
-        urls += doc.urls
-        for url, line, col in urls:
-            if (url, line) in seen or _allowed(url, allow):
-                continue
-            seen.add((url, line))
+        seen.add((url, d.line))
+        label = d.label or ""
+        entry = reg.entries.get(label)
+        if entry is None:
             sid = reg.by_url.get(normalize_url(url))
-            if sid is not None:
-                cited.add(sid)
-                continue
+            hint = (
+                f"this URL is registered as '{sid}': use that label"
+                if sid
+                else "register the source in data/sources.json and use its id as the label"
+            )
             yield ctx.diag(
                 rel,
-                line,
-                col,
-                "SC307",
-                f"{url} is not registered in data/sources.json",
-                "add an entry for it (or add the prefix to url-allowlist if it is an "
-                "example address)",
+                d.line,
+                d.column,
+                "SC305",
+                f"citation label '[{label}]' is not a source id",
+                hint,
                 url=url,
             )
-    yield from _check_entries(ctx, reg, cited)
+            if sid:
+                cited.add(sid)
+            continue
+        cited.add(label)
+        yield from _check_citation(ctx, rel, d, label, entry, sources_line)
+
+
+def _check_citation(
+    ctx: Context,
+    rel: str,
+    d: Link,
+    label: str,
+    entry: dict[str, Any],
+    sources_line: int | None,
+) -> Iterator[Diagnostic]:
+    """A definition whose label is a registered id: the registered URL (SC306), under the
+    page's last '## Sources' heading (SC310)."""
+    url = d.target
+    if url != entry.get("url"):
+        yield ctx.diag(
+            rel,
+            d.line,
+            d.column,
+            "SC306",
+            f"'[{label}]' points at {url}, but data/sources.json has {entry.get('url')}",
+            "use the registered URL exactly",
+            url=url,
+        )
+    if sources_line is None or d.line < sources_line:
+        yield ctx.diag(
+            rel,
+            d.line,
+            d.column,
+            "SC310",
+            f"citation '[{label}]' is defined outside a '## Sources' section",
+            "move the definition under '## Sources' at the end of the page",
+        )
+
+
+def _check_urls(
+    ctx: Context,
+    rel: str,
+    doc: ParsedDoc,
+    reg: SourceRegistry,
+    cited: set[str],
+    seen: set[tuple[str, int]],
+) -> Iterator[Diagnostic]:
+    """External URLs in a page's links and bare text, not already seen as a definition on
+    the same line: each is registered (SC307); a registered one counts as cited."""
+    allow = ctx.config.url_allowlist
+    urls = [(lk.target, lk.line, lk.column) for lk in doc.links if _external(lk.target)]
+    urls += doc.urls
+    for url, line, col in urls:
+        if (url, line) in seen or _allowed(url, allow):
+            continue
+        seen.add((url, line))
+        sid = reg.by_url.get(normalize_url(url))
+        if sid is not None:
+            cited.add(sid)
+            continue
+        yield ctx.diag(
+            rel,
+            line,
+            col,
+            "SC307",
+            f"{url} is not registered in data/sources.json",
+            "add an entry for it (or add the prefix to url-allowlist if it is an example address)",
+            url=url,
+        )
 
 
 def _check_entries(ctx: Context, reg: SourceRegistry, cited: set[str]) -> Iterator[Diagnostic]:
