@@ -107,6 +107,22 @@ MUTANTS: list[Mutant] = [
         ("tests/test_link_targets.py",),
         "an anchor matches whatever its case",
     ),
+    Mutant(
+        "reach-first-depth",
+        "skillcheck/rules/links.py",
+        "if nxt not in depth or d < depth[nxt]:",
+        "if nxt not in depth:",
+        ("tests/test_reach.py",),
+        "a file keeps the first depth the walk finds, not the shortest",
+    ),
+    Mutant(
+        "reach-script-folder-costs",
+        "skillcheck/rules/links.py",
+        "steps = [(nxt, 0) for nxt in by_folder[folder]] + steps",
+        "steps = [(nxt, 1) for nxt in by_folder[folder]] + steps",
+        ("tests/test_reach.py",),
+        "a script's folder is one level deeper than the script",
+    ),
     # -- link targets ------------------------------------------------------------------------
     Mutant(
         "no-percent-decoding",
