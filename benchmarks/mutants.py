@@ -123,6 +123,24 @@ MUTANTS: list[Mutant] = [
         ("tests/test_reach.py",),
         "a script's folder is one level deeper than the script",
     ),
+    Mutant(
+        "footnote-definition-is-a-link",
+        "skillcheck/document.py",
+        'if label.startswith("^"):',
+        'if label.startswith("^^"):',
+        FIXTURE_TESTS,
+        "a footnote's text after '[^2]:' is checked as a link target",
+        fixtures=True,
+    ),
+    Mutant(
+        "footnote-prose-definition",
+        "skillcheck/document.py",
+        'defines = m.group(2) == ":" and',
+        'defines = m.group(2) == "]" and',
+        FIXTURE_TESTS,
+        "a footnote defined in a paragraph is not seen as defined",
+        fixtures=True,
+    ),
     # -- link targets ------------------------------------------------------------------------
     Mutant(
         "no-percent-decoding",

@@ -61,6 +61,12 @@ declare(
     "error",
     "A reference-style link uses a label with no definition.",
 )
+declare(
+    "SC211",
+    "undefined-footnote",
+    "warning",
+    "A footnote reference has no footnote definition in the same page.",
+)
 
 
 def _anchor_problem(ctx: Context, target_rel: str, frag: str) -> str | None:
@@ -113,7 +119,8 @@ def check_links(ctx: Context) -> Iterator[Diagnostic]:
 
 
 def _undefined_references(ctx: Context, rel: str, doc: ParsedDoc) -> Iterator[Diagnostic]:
-    """Reference-style links whose label has no definition in the page (SC210)."""
+    """Reference-style links whose label has no definition in the page (SC210), and
+    footnotes without one (SC211)."""
     defs = {d.label: d for d in doc.definitions}
     for lk in doc.links:
         if lk.kind == "reference" and lk.label not in defs:
@@ -124,6 +131,18 @@ def _undefined_references(ctx: Context, rel: str, doc: ParsedDoc) -> Iterator[Di
                 "SC210",
                 f"reference link label '[{lk.label}]' has no definition",
                 f"add a line '[{lk.label}]: URL' (e.g. in the Sources section)",
+            )
+    notes = {fn.label for fn in doc.footnotes if fn.kind == "footnote-definition"}
+    for fn in doc.footnotes:
+        if fn.kind == "footnote" and fn.label not in notes:
+            yield ctx.diag(
+                rel,
+                fn.line,
+                fn.column,
+                "SC211",
+                f"footnote '[^{fn.target}]' has no definition",
+                f"add a line '[^{fn.target}]: text' (without one, GitHub shows '[^{fn.target}]' "
+                "as plain text)",
             )
 
 
