@@ -141,6 +141,14 @@ MUTANTS: list[Mutant] = [
         "a footnote defined in a paragraph is not seen as defined",
         fixtures=True,
     ),
+    Mutant(
+        "discover-skips-hidden",
+        "skillcheck/discover.py",
+        "        if e.name in SKIP_DIRS:\n",
+        '        if e.name in SKIP_DIRS or e.name.startswith("."):\n',
+        ("tests/test_discover.py",),
+        "skills in hidden folders (.curated, .claude/skills) are not found",
+    ),
     # -- link targets ------------------------------------------------------------------------
     Mutant(
         "no-percent-decoding",

@@ -10,10 +10,15 @@ from pathlib import Path
 from skillcheck.diagnostics import Diagnostic
 from skillcheck.registry import declare, diagnostic
 
+# Folders never searched for skills nor read as part of one: version control, dependencies,
+# virtual environments, tool caches and build output. Other hidden folders are searched
+# (.claude/skills, .github/skills, a collection's .curated or .system).
 SKIP_DIRS = {
     ".git",
     ".hg",
     ".svn",
+    ".bzr",
+    ".jj",
     "node_modules",
     "__pycache__",
     ".venv",
@@ -23,6 +28,8 @@ SKIP_DIRS = {
     ".mypy_cache",
     ".pytest_cache",
     ".ruff_cache",
+    ".hypothesis",
+    ".direnv",
     "build",
     "dist",
     ".eggs",
@@ -205,10 +212,11 @@ def _subfolders(
     entries: list[os.DirEntry[str]], exclude: tuple[str, ...], base: Path, start_abs: Path
 ) -> list[Path]:
     """The folders to walk next, in reverse name order (the stack pops them in name order):
-    not skipped, not hidden, not symlinks, not excluded."""
+    not skipped (hidden ones are walked but for those in SKIP_DIRS), not symlinks, not
+    excluded."""
     out: list[Path] = []
     for e in sorted(entries, key=lambda e: e.name, reverse=True):
-        if e.name in SKIP_DIRS or e.name.startswith("."):
+        if e.name in SKIP_DIRS:
             continue
         try:
             if not e.is_dir(follow_symlinks=False):
