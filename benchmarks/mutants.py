@@ -149,6 +149,22 @@ MUTANTS: list[Mutant] = [
         ("tests/test_discover.py",),
         "skills in hidden folders (.curated, .claude/skills) are not found",
     ),
+    Mutant(
+        "check-file-reports-whole-skill",
+        "skillcheck/runner.py",
+        "    if skill.focus is None:\n",
+        "    if True:\n",
+        ("tests/test_discover.py",),
+        "check FILE reports every finding of the skill around the file",
+    ),
+    Mutant(
+        "check-file-climbs-past-repository",
+        "skillcheck/discover.py",
+        "        if d == ceiling:\n",
+        "        if d == ceiling.parent:\n",
+        ("tests/test_discover.py",),
+        "check FILE looks for SKILL.md above the repository root",
+    ),
     # -- link targets ------------------------------------------------------------------------
     Mutant(
         "no-percent-decoding",
