@@ -10,10 +10,15 @@ from pathlib import Path
 from skillcheck.diagnostics import Diagnostic
 from skillcheck.registry import declare, diagnostic
 
+# Folders never searched for skills nor read as part of one: version control, dependencies,
+# virtual environments, tool caches and build output. Other hidden folders are searched
+# (.claude/skills, .github/skills, a collection's .curated or .system).
 SKIP_DIRS = {
     ".git",
     ".hg",
     ".svn",
+    ".bzr",
+    ".jj",
     "node_modules",
     "__pycache__",
     ".venv",
@@ -23,6 +28,8 @@ SKIP_DIRS = {
     ".mypy_cache",
     ".pytest_cache",
     ".ruff_cache",
+    ".hypothesis",
+    ".direnv",
     "build",
     "dist",
     ".eggs",
@@ -57,6 +64,9 @@ class Skill:
     excludes: tuple[str, ...] = ()
     symlinks: set[str] = field(default_factory=set)  # files and folders that are symlinks
     problems: list[Diagnostic] = field(default_factory=list)
+    # the files whose findings are reported, when files were named rather than the skill
+    # (the rules still read the whole skill); None reports every finding
+    focus: set[str] | None = None
 
     def display(self, rel: str) -> str:
         if self.display_root in ("", "."):
@@ -104,6 +114,29 @@ def _skill_md_name(names: list[str] | set[str]) -> str | None:
     for n in names:
         if n.lower() == "skill.md":
             return n
+    return None
+
+
+def enclosing_skill(path: Path, cwd: Path) -> Path | None:
+    """The folder of the nearest SKILL.md at or above the folder that holds the file ``path``.
+    The search goes up to the root of the repository around the file (the first folder with
+    ``.git``); outside a repository, up to ``cwd`` when the file lies below it, else not past
+    the file's own folder. None when there is no SKILL.md in that range."""
+    start = Path(os.path.abspath(path)).parent
+    here = Path(os.path.abspath(cwd))
+    folders = [start, *start.parents]
+    ceiling = next((d for d in folders if (d / ".git").exists()), None)
+    if ceiling is None:
+        ceiling = here if here in folders else start
+    for d in folders:
+        try:
+            names = [e.name for e in os.scandir(d) if not e.is_dir()]
+        except OSError:
+            return None
+        if _skill_md_name(names) is not None:
+            return d
+        if d == ceiling:
+            return None
     return None
 
 
@@ -205,10 +238,11 @@ def _subfolders(
     entries: list[os.DirEntry[str]], exclude: tuple[str, ...], base: Path, start_abs: Path
 ) -> list[Path]:
     """The folders to walk next, in reverse name order (the stack pops them in name order):
-    not skipped, not hidden, not symlinks, not excluded."""
+    not skipped (hidden ones are walked but for those in SKIP_DIRS), not symlinks, not
+    excluded."""
     out: list[Path] = []
     for e in sorted(entries, key=lambda e: e.name, reverse=True):
-        if e.name in SKIP_DIRS or e.name.startswith("."):
+        if e.name in SKIP_DIRS:
             continue
         try:
             if not e.is_dir(follow_symlinks=False):

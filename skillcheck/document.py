@@ -19,12 +19,14 @@ from skillcheck.slugs import Slugger
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
-PARSER_VERSION = "5"
+PARSER_VERSION = "6"
 
 
 @dataclass
 class Link:
-    """A link target as written. ``kind``: inline, image, reference, autolink, html, definition."""
+    """A link target as written. ``kind``: inline, image, reference, autolink, html, definition;
+    footnote and footnote-definition (``[^label]`` and ``[^label]: text``, whose target is the
+    label as written)."""
 
     target: str
     line: int
@@ -80,6 +82,7 @@ class ParsedDoc:
     body_words: int = 0
     links: list[Link] = field(default_factory=list)
     definitions: list[Link] = field(default_factory=list)
+    footnotes: list[Link] = field(default_factory=list)  # [^label] uses and definitions
     headings: list[Heading] = field(default_factory=list)
     html_anchors: list[tuple[str, int]] = field(default_factory=list)
     fences: list[Fence] = field(default_factory=list)
@@ -105,6 +108,8 @@ _INLINE_LINK = re.compile(
     r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)"
 )
 _REF_LINK = re.compile(r"(!?)\[(" + _BRACKET + r")\]\[([^\[\]]*)\]")
+# a GitHub footnote: ``[^label]`` in text, ``[^label]: text`` at the start of a line
+_FOOTNOTE = re.compile(r"(?<!\\)\[\^([^\]\s]+)\](:?)")
 _SHORTCUT = re.compile(r"(?<![\]\\])(!?)\[(" + _BRACKET + r")\](?![\[(:])")
 _AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>")
 _HTML_TAG = re.compile(r"<([A-Za-z][A-Za-z0-9-]*)\b([^<>]*)>")
@@ -310,6 +315,8 @@ def _scan_inline(
     def free(a: int, b: int) -> bool:
         return all(b <= s or a >= e for s, e in taken)
 
+    if "[^" in masked:
+        taken += _scan_footnotes(doc, masked, loc)
     for m in _REF_LINK.finditer(masked):
         if not free(m.start(), m.end()):
             continue
@@ -329,6 +336,50 @@ def _scan_inline(
         doc.links.append(Link(m.group(1), line, col, "autolink"))
     if "<" in masked:
         _scan_html(doc, masked, start_line0, lines)
+
+
+def _scan_footnotes(doc: ParsedDoc, masked: str, loc: _Locator) -> list[tuple[int, int]]:
+    """GitHub footnotes in a paragraph: a ``[^label]:`` that starts a line defines one, any
+    other ``[^label]`` uses one. Both go to ``doc.footnotes``; returns the spans they take,
+    which are no reference links."""
+    spans = []
+    for m in _FOOTNOTE.finditer(masked):
+        line_start = masked.rfind("\n", 0, m.start()) + 1
+        defines = m.group(2) == ":" and not masked[line_start : m.start()].strip()
+        line, col = loc.at(m.start(), m.group(0))
+        kind = "footnote-definition" if defines else "footnote"
+        doc.footnotes.append(Link(m.group(1), line, col, kind, normalize_label(m.group(1))))
+        spans.append((m.start(), m.start() + len(m.group(1)) + 3))
+    return spans
+
+
+def _link_definitions(doc: ParsedDoc, refs: dict[str, Any], lines: list[str]) -> None:
+    """The link definitions markdown-it found; a label starting with ``^`` is a GitHub
+    footnote's definition (``[^1]: https://example.com``), whose text is no link target."""
+    for key, ref in refs.items():
+        mp = ref.get("map") or [0, 1]
+        line0 = mp[0]
+        col = 1
+        if 0 <= line0 < len(lines):
+            dest = _DEF_DEST.search(lines[line0])
+            col = dest.end() + 1 if dest else 1
+        label = normalize_label(key)
+        if label.startswith("^"):
+            written = _FOOTNOTE.search(lines[line0]) if 0 <= line0 < len(lines) else None
+            doc.footnotes.append(
+                Link(
+                    written.group(1) if written else key[1:],
+                    line0 + 1,
+                    written.start() + 1 if written else 1,
+                    "footnote-definition",
+                    label[1:],
+                )
+            )
+            href = ref.get("href", "")
+            if _URL.fullmatch(href):
+                doc.urls.append((href, line0 + 1, col))
+            continue
+        doc.definitions.append(Link(ref.get("href", ""), line0 + 1, col, "definition", label))
 
 
 def _frontmatter_block(lines: list[str]) -> tuple[str | None, str, int]:
@@ -372,17 +423,8 @@ def parse(text: str) -> ParsedDoc:
     env: dict[str, Any] = {}
     tokens = _md().parse("\n".join(body_lines), env)
     refs: dict[str, Any] = env.get("references", {})
-    labels = {normalize_label(k) for k in refs}
-    for key, ref in refs.items():
-        mp = ref.get("map") or [0, 1]
-        line0 = mp[0]
-        col = 1
-        if 0 <= line0 < len(lines):
-            dest = _DEF_DEST.search(lines[line0])
-            col = dest.end() + 1 if dest else 1
-        doc.definitions.append(
-            Link(ref.get("href", ""), line0 + 1, col, "definition", normalize_label(key))
-        )
+    _link_definitions(doc, refs, lines)
+    labels = {d.label for d in doc.definitions if d.label is not None}
     slugger = Slugger()
     i = 0
     n = len(tokens)

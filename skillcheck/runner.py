@@ -18,6 +18,8 @@ from skillcheck.discover import (
     Skill,
     active_excludes,
     collect_files,
+    display_path,
+    enclosing_skill,
     find_skills,
     read_markdown,
 )
@@ -100,10 +102,11 @@ Taken = tuple[dict[str, Any], set[str]]  # a worker's memo entries and the keys 
 def _check_range(bounds: tuple[int, int]) -> tuple[list[Diagnostic], Taken]:
     assert _FORK_STATE is not None
     loaded, config, cwd, checkers = _FORK_STATE
-    out: list[Diagnostic] = []
+    found: list[Diagnostic] = []
     for i in range(*bounds):
         skill = loaded.skills[i]
         ctx = Context(config=config, cwd=cwd, skill=skill, docs=loaded.docs[i], data=loaded.data[i])
+        out: list[Diagnostic] = []
         for family, fn in checkers:
             try:
                 out.extend(fn(ctx))
@@ -119,7 +122,8 @@ def _check_range(bounds: tuple[int, int]) -> tuple[list[Diagnostic], Taken]:
                         "a bug in skillcheck: please report it with the skill that triggers it",
                     )
                 )
-    return out, resultmemo.taken(resultmemo.for_config(config))
+        found += _in_focus(skill, out)
+    return found, resultmemo.taken(resultmemo.for_config(config))
 
 
 def _check_all(loaded: Loaded, config: Config, cwd: Path) -> list[Diagnostic]:
@@ -157,6 +161,64 @@ class Loaded:
     scope: str = "all"  # names the checked tree (its skill roots) for the caches
 
 
+def _find_all(
+    paths: Iterable[Path], config: Config, cwd: Path, base: Path
+) -> tuple[list[Skill], list[Diagnostic]]:
+    """Every skill under ``paths``, each once, and the problems of finding them. A file
+    stands for the skill around it (the nearest SKILL.md at or above it): the rules read that
+    whole skill, and the findings reported are those about the files named (``Skill.focus``);
+    a skill named by a folder too is reported whole. A file in no skill is passed over, unless
+    no path leads to a skill at all (SC101)."""
+    diagnostics: list[Diagnostic] = []
+    skills: dict[Path, Skill] = {}
+    outside: list[Path] = []
+    for p in paths:
+        excludes = active_excludes(config.exclude, p, base)
+        named: str | None = None
+        if p.is_file():
+            root = enclosing_skill(p, cwd)
+            if root is None:
+                outside.append(p)
+                continue
+            found = [s for s in find_skills(root, excludes, cwd, base)[0] if s.root == root]
+            named = Path(os.path.abspath(p)).relative_to(root).as_posix()
+        else:
+            found, problems = find_skills(p, excludes, cwd, base)
+            diagnostics.extend(problems)
+        for s in found:
+            if s.root not in skills:
+                s.excludes = excludes
+                s.focus = set() if named is not None else None
+                skills[s.root] = s
+            kept = skills[s.root]
+            if named is None:
+                kept.focus = None
+            elif kept.focus is not None:
+                kept.focus.add(named)
+    if not skills:
+        diagnostics += [
+            diagnostic(
+                display_path(Path(os.path.abspath(p)), cwd),
+                0,
+                0,
+                "SC101",
+                "no SKILL.md in this file's folder or any folder above it",
+                "a skill is a folder with a SKILL.md file at its top",
+            )
+            for p in outside
+        ]
+    return list(skills.values()), diagnostics
+
+
+def _in_focus(skill: Skill, found: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """The findings about the files ``skill.focus`` names (all of them when it is None; an
+    internal error always)."""
+    if skill.focus is None:
+        return list(found)
+    shown = {skill.display(rel) for rel in skill.focus}
+    return [d for d in found if d.path in shown or d.code == INTERNAL_ERROR]
+
+
 def load_skills(
     paths: Iterable[Path], config: Config, cwd: Path, exclude_base: Path | None = None
 ) -> Loaded:
@@ -165,19 +227,8 @@ def load_skills(
     ``skill.problems``. Shared by ``check``, ``pack`` and ``probe``."""
     from skillcheck.parsecache import ParseCache, content_key, default_dir
 
-    diagnostics: list[Diagnostic] = []
-    skills: list[Skill] = []
     base = Path(os.path.abspath(exclude_base or cwd))
-    seen_roots: set[Path] = set()
-    for p in paths:
-        excludes = active_excludes(config.exclude, p, base)
-        found, problems = find_skills(p, excludes, cwd, base)
-        diagnostics.extend(problems)
-        for s in found:
-            if s.root not in seen_roots:
-                seen_roots.add(s.root)
-                s.excludes = excludes
-                skills.append(s)
+    skills, diagnostics = _find_all(paths, config, cwd, base)
     roots = {s.root for s in skills}
     for s in skills:
         collect_files(s, roots - {s.root}, s.excludes, base)
@@ -246,7 +297,7 @@ def check_loaded(loaded: Loaded, config: Config, cwd: Path, started: float | Non
     skills, files = loaded.skills, loaded.files
     diagnostics = list(loaded.problems)
     for s in skills:
-        diagnostics.extend(s.problems)
+        diagnostics.extend(_in_focus(s, s.problems))
     diagnostics.extend(_check_all(loaded, config, cwd))
     diagnostics = [
         d

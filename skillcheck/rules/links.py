@@ -61,6 +61,12 @@ declare(
     "error",
     "A reference-style link uses a label with no definition.",
 )
+declare(
+    "SC211",
+    "undefined-footnote",
+    "warning",
+    "A footnote reference has no footnote definition in the same page.",
+)
 
 
 def _anchor_problem(ctx: Context, target_rel: str, frag: str) -> str | None:
@@ -113,7 +119,8 @@ def check_links(ctx: Context) -> Iterator[Diagnostic]:
 
 
 def _undefined_references(ctx: Context, rel: str, doc: ParsedDoc) -> Iterator[Diagnostic]:
-    """Reference-style links whose label has no definition in the page (SC210)."""
+    """Reference-style links whose label has no definition in the page (SC210), and
+    footnotes without one (SC211)."""
     defs = {d.label: d for d in doc.definitions}
     for lk in doc.links:
         if lk.kind == "reference" and lk.label not in defs:
@@ -124,6 +131,18 @@ def _undefined_references(ctx: Context, rel: str, doc: ParsedDoc) -> Iterator[Di
                 "SC210",
                 f"reference link label '[{lk.label}]' has no definition",
                 f"add a line '[{lk.label}]: URL' (e.g. in the Sources section)",
+            )
+    notes = {fn.label for fn in doc.footnotes if fn.kind == "footnote-definition"}
+    for fn in doc.footnotes:
+        if fn.kind == "footnote" and fn.label not in notes:
+            yield ctx.diag(
+                rel,
+                fn.line,
+                fn.column,
+                "SC211",
+                f"footnote '[^{fn.target}]' has no definition",
+                f"add a line '[^{fn.target}]: text' (without one, GitHub shows '[^{fn.target}]' "
+                "as plain text)",
             )
 
 
@@ -316,26 +335,64 @@ def _mention(ctx: Context, rel: str, path: str, reach: object) -> None:
         reach(rel, clean)
 
 
+def _is_script(rel: str) -> bool:
+    return rel.startswith("scripts/") and not _is_md(rel)
+
+
+def _depths(start: str, edges: dict[str, set[str]], files: list[str]) -> dict[str, int]:
+    """Each reachable file's depth: the fewest links or mentions on a path from ``start``.
+    A script brings the files of its own folder (its modules, its schemas) at its own depth,
+    so an edge costs 0 or 1 and the walk is a 0-1 breadth-first search: a file whose depth
+    drops is visited again, and the depths found are the shortest whatever order the edges
+    come in (they are visited sorted all the same)."""
+    by_folder: dict[str, list[str]] = {}
+    depth: dict[str, int] = {start: 0}
+    queue: deque[str] = deque([start])
+    while queue:
+        cur = queue.popleft()
+        steps = [(nxt, 1) for nxt in sorted(edges.get(cur, ()))]
+        if _is_script(cur):
+            folder = cur.rsplit("/", 1)[0] + "/"
+            if folder not in by_folder:
+                by_folder[folder] = sorted(f for f in files if f.startswith(folder))
+            steps = [(nxt, 0) for nxt in by_folder[folder]] + steps
+        for nxt, cost in steps:
+            d = depth[cur] + cost
+            if nxt not in depth or d < depth[nxt]:
+                depth[nxt] = d
+                if cost:
+                    queue.append(nxt)
+                else:
+                    queue.appendleft(nxt)
+    return depth
+
+
+def _reached_through(f: str, edges: dict[str, set[str]], depth: dict[str, int]) -> str:
+    """The file a deep file is reached through: the first page (by name) one level up that
+    names it, else a script at its depth whose folder holds it (one a page names first)."""
+
+    def named_by(g: str) -> list[str]:
+        return sorted(src for src, dst in edges.items() if g in dst and depth.get(src) == d - 1)
+
+    d = depth[f]
+    pages = named_by(f)
+    if pages:
+        return pages[0]
+    scripts = sorted(
+        (not named_by(s), s)
+        for s, sd in depth.items()
+        if sd == d and s != f and _is_script(s) and f.startswith(s.rsplit("/", 1)[0] + "/")
+    )
+    return scripts[0][1] if scripts else "another file"
+
+
 def _orphans(ctx: Context, edges: dict[str, set[str]]) -> Iterator[Diagnostic]:
+    """Files under the pack folders that SKILL.md does not reach (SC208), or reaches only
+    two or more links away (SC209)."""
     start = ctx.skill.skill_md
     if start is None or start not in ctx.docs:
         return
-    depth: dict[str, int] = {start: 0}
-    queue = deque([start])
-    files = ctx.skill.files
-    while queue:
-        cur = queue.popleft()
-        nexts = set(edges.get(cur, ()))
-        if cur.startswith("scripts/") and not _is_md(cur):
-            # a script brings the modules and data of its own folder (imports, schemas)
-            folder = cur.rsplit("/", 1)[0] + "/"
-            nexts.update(f for f in files if f.startswith(folder))
-        for nxt in nexts:
-            if nxt not in depth:
-                depth[nxt] = depth[cur] + (
-                    0 if cur.startswith("scripts/") and not _is_md(cur) else 1
-                )
-                queue.append(nxt)
+    depth = _depths(start, edges, ctx.skill.files)
     for f in ctx.skill.files:
         top = f.split("/", 1)[0]
         if top not in PACK_DIRS or "/" not in f or f.endswith(".gitkeep"):
@@ -351,12 +408,11 @@ def _orphans(ctx: Context, edges: dict[str, set[str]]) -> Iterator[Diagnostic]:
                 f"link it from {start} (or from a page {start} links), or delete it",
             )
         elif d >= 2:
-            via = sorted(src for src, dst in edges.items() if f in dst and depth.get(src) == d - 1)
             yield ctx.diag(
                 f,
                 0,
                 0,
                 "SC209",
-                f"{f} is reached only through {via[0] if via else 'another file'}",
+                f"{f} is reached only through {_reached_through(f, edges, depth)}",
                 f"link it from {start} too: keep references one level deep",
             )
