@@ -192,8 +192,8 @@ MUTANTS: list[Mutant] = [
     Mutant(
         "config-select-case",
         "skillcheck/config.py",
-        "code = raw.strip().upper()",
-        "code = raw.strip()",
+        "raw.strip().upper())",
+        "raw.strip())",
         ("tests/test_config.py",),
         "codes in the configuration file are case-sensitive",
     ),

@@ -18,7 +18,7 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
 def _codes(values: tuple[str, ...]) -> list[str] | None:
-    out = [c.strip().upper() for v in values for c in v.split(",") if c.strip()]
+    out = [c.strip() for v in values for c in v.split(",") if c.strip()]
     return out or None
 
 
@@ -59,8 +59,12 @@ def main() -> None:
     show_default=True,
     help="Output format.",
 )
-@click.option("--select", multiple=True, help="Only these codes or prefixes (e.g. SC2,SC101).")
-@click.option("--ignore", multiple=True, help="Skip these codes or prefixes.")
+@click.option(
+    "--select",
+    multiple=True,
+    help="Only these codes, prefixes or names (e.g. SC2,SC101,broken-link).",
+)
+@click.option("--ignore", multiple=True, help="Skip these codes, prefixes or names.")
 @click.option("--strict/--no-strict", default=None, help="Warnings fail the run too.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the parse cache.")
 @click.option(
