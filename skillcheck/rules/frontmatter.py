@@ -12,6 +12,7 @@ from skillcheck.context import Context
 from skillcheck.diagnostics import Diagnostic
 from skillcheck.document import ParsedDoc
 from skillcheck.registry import checker, declare
+from skillcheck.safeyaml import frontmatter_error
 
 SPEC_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
 # Keys documented by widely used clients (Claude Code) that other clients ignore.
@@ -188,10 +189,15 @@ def _load_mapping(
     is broken or is not a mapping: the keys cannot be checked)."""
     value, problems = doc.frontmatter_value, doc.frontmatter_problems  # loaded by the parser
     for code, msg, line0 in problems:
+        col0 = 0
+        if code == "SC104" and doc.frontmatter is not None:
+            at = frontmatter_error(doc.frontmatter)  # PyYAML's own column
+            if at is not None:
+                msg, line0, col0 = at
         yield ctx.diag(
             rel,
             line0 + 2,
-            1,
+            col0 + 1,
             code,
             msg,
             {
