@@ -211,6 +211,30 @@ def load_yaml_stream(text: str) -> tuple[list[Any], list[tuple[str, str, int, in
     return values, problems
 
 
+def kind(value: Any) -> str:
+    """What a loaded YAML value is, with its article, in YAML's words: 'an integer',
+    'a list', 'a mapping'."""
+    import datetime as dt
+
+    if value is None:
+        return "null"
+    for types, words in (
+        (bool, "a boolean"),
+        (int, "an integer"),
+        (float, "a number"),
+        (str, "a string"),
+        (dict, "a mapping"),
+        (list, "a list"),
+        (dt.datetime, "a timestamp"),
+        (dt.date, "a date"),
+        (bytes, "binary data"),
+        (set, "a set"),
+    ):
+        if isinstance(value, types):
+            return words
+    return f"a {type(value).__name__}"
+
+
 def key_lines(node: yaml.Node | None) -> dict[str, int]:
     out: dict[str, int] = {}
     if isinstance(node, yaml.MappingNode):

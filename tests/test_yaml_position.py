@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from skillcheck.safeyaml import frontmatter_error, load_frontmatter, load_yaml_stream
+from skillcheck.safeyaml import frontmatter_error, kind, load_frontmatter, load_yaml_stream
 
 from .test_cli import invoke
 
@@ -58,3 +58,25 @@ def test_the_position_is_translated_to_the_file(tmp_path: Path) -> None:
     assert code == 1
     assert out.startswith(f"{skill / 'SKILL.md'}:3:28: SC104 invalid YAML: mapping values")
     assert text.split("\n")[2][27] == ":"
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("1", "an integer"),
+        ("1.5", "a number"),
+        ("true", "a boolean"),
+        ("null", "null"),
+        ("[a]", "a list"),
+        ("{a: b}", "a mapping"),
+        ("2026-01-01", "a date"),
+        ("2026-01-01 10:00:00", "a timestamp"),
+        ("x", "a string"),
+        ("!!binary aGk=", "binary data"),
+        ("!!set {a}", "a set"),
+    ],
+)
+def test_kind_names_a_value_in_yamls_words(text: str, words: str) -> None:
+    value, _, problems = load_frontmatter(f"k: {text}\n")
+    assert problems == []
+    assert kind(value["k"]) == words
