@@ -53,6 +53,7 @@ def main() -> None:
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, file_okay=True, dir_okay=True))
 @click.option(
     "--format",
+    "-f",
     "fmt",
     type=click.Choice(FORMATS),
     default="text",
@@ -105,6 +106,7 @@ def check(
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, file_okay=True, dir_okay=True))
 @click.option(
     "--format",
+    "-f",
     "fmt",
     type=click.Choice(("text", "json", "github")),
     default="text",

@@ -78,6 +78,21 @@ def github(result: Result, out: TextIO, err: TextIO) -> None:
     err.write(summary_line(result) + "\n")
 
 
+# The project's repository, as docs/install.md names it (SARIF's driver.informationUri).
+REPOSITORY_URL = "https://github.com/OWNER/REPOSITORY"
+
+
+def sarif_uri(path: str) -> str:
+    """A reported path as a SARIF artifact URI (RFC 3986): a relative reference with spaces,
+    '#', '%', ':' and non-ASCII percent-encoded (UTF-8), or a file: URI for an absolute path."""
+    from pathlib import Path
+    from urllib.parse import quote
+
+    if Path(path).is_absolute():
+        return Path(path).as_uri()
+    return quote(path, safe="/")
+
+
 def sarif(result: Result, out: TextIO, err: TextIO) -> None:
     used = sorted({d.code for d in result.diagnostics})
     index = {code: i for i, code in enumerate(used)}
@@ -97,7 +112,7 @@ def sarif(result: Result, out: TextIO, err: TextIO) -> None:
         region: dict[str, int] = {}
         if d.line > 0:
             region = {"startLine": d.line, "startColumn": max(d.column, 1)}
-        loc: dict[str, object] = {"artifactLocation": {"uri": d.path}}
+        loc: dict[str, object] = {"artifactLocation": {"uri": sarif_uri(d.path)}}
         if region:
             loc["region"] = region
         msg = d.message + (f" Hint: {d.hint}" if d.hint else "")
@@ -115,7 +130,14 @@ def sarif(result: Result, out: TextIO, err: TextIO) -> None:
         "version": "2.1.0",
         "runs": [
             {
-                "tool": {"driver": {"name": "skillcheck", "version": __version__, "rules": rules}},
+                "tool": {
+                    "driver": {
+                        "name": "skillcheck",
+                        "version": __version__,
+                        "informationUri": REPOSITORY_URL,
+                        "rules": rules,
+                    }
+                },
                 "results": results,
             }
         ],

@@ -276,3 +276,40 @@ def test_extract_unreadable_or_binary_file_is_a_usage_error(tmp_path: Path) -> N
     page.write_bytes(b"\xff\xfe not utf-8")
     code, _, err = invoke("extract", str(page), "-o", str(tmp_path / "out"))
     assert code == 2 and "cannot read" in err
+
+
+def test_sarif_uris_are_percent_encoded(tmp_path: Path) -> None:
+    """RFC 3986: a space, '#', '%' and non-ASCII letters (as UTF-8) are escaped; a path outside
+    the current folder becomes a file: URI. The driver names the project's home page."""
+    skill = tmp_path / "my skill dé#%"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text(
+        "---\nname: demo\ndescription: Demo. Use in tests.\n---\n\n[x](gone.md)\n",
+        encoding="utf-8",
+    )
+    code, out, _ = invoke("check", "--no-cache", "-f", "sarif", "--select", "SC201", cwd=tmp_path)
+    assert code == 1
+    run = json.loads(out)["runs"][0]
+    assert run["tool"]["driver"]["informationUri"] == "https://github.com/OWNER/REPOSITORY"
+    (res,) = run["results"]
+    uri = res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri == "my%20skill%20d%C3%A9%23%25/SKILL.md"
+    code, out, _ = invoke("check", "--no-cache", "-f", "sarif", "--select", "SC201", str(skill))
+    (res,) = json.loads(out)["runs"][0]["results"]
+    uri = res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri == skill.joinpath("SKILL.md").as_uri()
+    assert uri.startswith("file:///") and uri.endswith("/my%20skill%20d%C3%A9%23%25/SKILL.md")
+
+
+def test_f_is_short_for_format_in_every_command() -> None:
+    import click
+
+    with_format = {}
+    for name, command in main.commands.items():
+        for param in command.params:
+            if isinstance(param, click.Option) and "--format" in param.opts:
+                with_format[name] = param.opts
+    assert sorted(with_format) == ["check", "probe", "rules"]
+    assert all("-f" in opts for opts in with_format.values())
+    code, out, _ = invoke("check", "--no-cache", "-f", "json", ".", cwd=CASE)
+    assert code == 1 and json.loads(out)["summary"]["errors"] == 1
