@@ -266,6 +266,16 @@ def pack_cmd(path: Path | None, out_dir: Path, strict: bool | None, no_cache: bo
     target = path if path is not None else Path.cwd()
     cwd = Path.cwd()
     loaded = load_skills([target], cfg, cwd, exclude_base=base)
+    skill = pick(loaded.skills, Path(os.path.abspath(target)))
+    if skill is None and loaded.skills:
+        roots = ", ".join(s.display_root for s in loaded.skills[:5])
+        if len(loaded.skills) > 5:
+            roots += f" and {len(loaded.skills) - 5} more"
+        _fail_usage(
+            f"{display_path(Path(os.path.abspath(target)), cwd)} holds "
+            f"{len(loaded.skills)} skills ({roots}); pack them one at a time: name one "
+            "skill's folder (skillcheck pack PATH/TO/SKILL)"
+        )
     result = check_loaded(loaded, cfg, cwd)
     text(result, sys.stderr, sys.stderr)
     if result.errors > 0 or (cfg.strict and result.warnings > 0):
@@ -274,14 +284,7 @@ def pack_cmd(path: Path | None, out_dir: Path, strict: bool | None, no_cache: bo
             found += f" and {result.warnings} warning{'' if result.warnings == 1 else 's'}"
         click.echo(f"skillcheck: not packed: the check found {found}", err=True)
         sys.exit(EXIT_FINDINGS)
-    skill = pick(loaded.skills, Path(os.path.abspath(target)))
-    if skill is None:
-        roots = ", ".join(s.display_root for s in loaded.skills)
-        _fail_usage(
-            f"{display_path(Path(os.path.abspath(target)), cwd)} holds "
-            f"{len(loaded.skills)} skills ({roots}); pack them one at a time"
-        )
-    assert skill is not None
+    assert skill is not None  # no skill at all is an SC101 error, reported above
     docs = loaded.docs[loaded.skills.index(skill)]
     try:
         packed = pack_skill(skill, docs, out_dir)
