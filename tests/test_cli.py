@@ -313,3 +313,28 @@ def test_f_is_short_for_format_in_every_command() -> None:
     assert all("-f" in opts for opts in with_format.values())
     code, out, _ = invoke("check", "--no-cache", "-f", "json", ".", cwd=CASE)
     assert code == 1 and json.loads(out)["summary"]["errors"] == 1
+
+
+def test_a_whole_file_finding_is_at_1_1_in_every_format() -> None:
+    """An empty file (SC225) is a finding about the whole file: line 1, column 1 everywhere,
+    so that SARIF's region is valid (startLine >= 1) and annotations land on the file."""
+    case = FIXTURES / "fail" / "empty-file"
+    _, out, _ = invoke("check", "--no-cache", "--select", "SC225", ".", cwd=case)
+    assert out.startswith("references/empty.md:1:1: SC225 (warning) file is empty\n")
+    _, out, _ = invoke("check", "--no-cache", "--select", "SC225", "-f", "json", ".", cwd=case)
+    (d,) = json.loads(out)["diagnostics"]
+    assert (d["path"], d["line"], d["column"]) == ("references/empty.md", 1, 1)
+    _, out, _ = invoke("check", "--no-cache", "--select", "SC225", "-f", "github", ".", cwd=case)
+    assert out.startswith("::warning file=references/empty.md,line=1,col=1,title=SC225::")
+    _, out, _ = invoke("check", "--no-cache", "--select", "SC225", "-f", "sarif", ".", cwd=case)
+    (res,) = json.loads(out)["runs"][0]["results"]
+    region = res["locations"][0]["physicalLocation"]["region"]
+    assert region == {"startLine": 1, "startColumn": 1}
+
+
+def test_no_skill_is_reported_at_1_1(tmp_path: Path) -> None:
+    code, out, _ = invoke("check", "--no-cache", "-f", "sarif", ".", cwd=tmp_path)
+    assert code == 1
+    for res in json.loads(out)["runs"][0]["results"]:
+        region = res["locations"][0]["physicalLocation"]["region"]
+        assert region["startLine"] >= 1 and region["startColumn"] >= 1
