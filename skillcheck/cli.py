@@ -18,7 +18,7 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
 def _codes(values: tuple[str, ...]) -> list[str] | None:
-    out = [c.strip().upper() for v in values for c in v.split(",") if c.strip()]
+    out = [c.strip() for v in values for c in v.split(",") if c.strip()]
     return out or None
 
 
@@ -53,14 +53,19 @@ def main() -> None:
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, file_okay=True, dir_okay=True))
 @click.option(
     "--format",
+    "-f",
     "fmt",
     type=click.Choice(FORMATS),
     default="text",
     show_default=True,
     help="Output format.",
 )
-@click.option("--select", multiple=True, help="Only these codes or prefixes (e.g. SC2,SC101).")
-@click.option("--ignore", multiple=True, help="Skip these codes or prefixes.")
+@click.option(
+    "--select",
+    multiple=True,
+    help="Only these codes, prefixes or names (e.g. SC2,SC101,broken-link).",
+)
+@click.option("--ignore", multiple=True, help="Skip these codes, prefixes or names.")
 @click.option("--strict/--no-strict", default=None, help="Warnings fail the run too.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the parse cache.")
 @click.option(
@@ -101,6 +106,7 @@ def check(
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, file_okay=True, dir_okay=True))
 @click.option(
     "--format",
+    "-f",
     "fmt",
     type=click.Choice(("text", "json", "github")),
     default="text",
@@ -260,6 +266,16 @@ def pack_cmd(path: Path | None, out_dir: Path, strict: bool | None, no_cache: bo
     target = path if path is not None else Path.cwd()
     cwd = Path.cwd()
     loaded = load_skills([target], cfg, cwd, exclude_base=base)
+    skill = pick(loaded.skills, Path(os.path.abspath(target)))
+    if skill is None and loaded.skills:
+        roots = ", ".join(s.display_root for s in loaded.skills[:5])
+        if len(loaded.skills) > 5:
+            roots += f" and {len(loaded.skills) - 5} more"
+        _fail_usage(
+            f"{display_path(Path(os.path.abspath(target)), cwd)} holds "
+            f"{len(loaded.skills)} skills ({roots}); pack them one at a time: name one "
+            "skill's folder (skillcheck pack PATH/TO/SKILL)"
+        )
     result = check_loaded(loaded, cfg, cwd)
     text(result, sys.stderr, sys.stderr)
     if result.errors > 0 or (cfg.strict and result.warnings > 0):
@@ -268,14 +284,7 @@ def pack_cmd(path: Path | None, out_dir: Path, strict: bool | None, no_cache: bo
             found += f" and {result.warnings} warning{'' if result.warnings == 1 else 's'}"
         click.echo(f"skillcheck: not packed: the check found {found}", err=True)
         sys.exit(EXIT_FINDINGS)
-    skill = pick(loaded.skills, Path(os.path.abspath(target)))
-    if skill is None:
-        roots = ", ".join(s.display_root for s in loaded.skills)
-        _fail_usage(
-            f"{display_path(Path(os.path.abspath(target)), cwd)} holds "
-            f"{len(loaded.skills)} skills ({roots}); pack them one at a time"
-        )
-    assert skill is not None
+    assert skill is not None  # no skill at all is an SC101 error, reported above
     docs = loaded.docs[loaded.skills.index(skill)]
     try:
         packed = pack_skill(skill, docs, out_dir)

@@ -76,25 +76,41 @@ ALLOWED_KEYS = sorted(_key_name(n) for n in FIELDS)
 POSITIVE = {"timeout", "concurrency", "per_host"}  # zero would never finish a probe
 
 
+def _suggest(raw: str, rules: Mapping[str, Any]) -> str:
+    """The closest rule codes or names to a selector that matches none, as a hint."""
+    import difflib
+
+    word = raw.strip()
+    if word.upper().startswith("SC"):
+        close = difflib.get_close_matches(word.upper(), list(rules), n=3, cutoff=0.6)
+    else:
+        names = [r.name for r in rules.values()]
+        close = difflib.get_close_matches(word.lower(), names, n=3, cutoff=0.6)
+    if not close:
+        return "`skillcheck rules` lists them"
+    return f"did you mean {' or '.join(close)}? `skillcheck rules` lists them all"
+
+
 def _codes(value: tuple[str, ...], key: str, where: str) -> tuple[str, ...]:
-    """Rule codes or prefixes, upper-cased; each must start at least one rule's code."""
+    """Rule codes, prefixes or names, as codes or prefixes upper-cased; each must start at
+    least one rule's code (or be a rule's name)."""
     import re
 
     from skillcheck.registry import RULES, load_builtin_rules
 
     load_builtin_rules()
+    by_name = {r.name: r.code for r in RULES.values()}
     out = []
     for raw in value:
-        code = raw.strip().upper()
+        code = by_name.get(raw.strip().lower(), raw.strip().upper())
         if not re.fullmatch(r"SC\d{1,3}", code):
             raise ConfigError(
-                f"{where}: '{key}': {raw!r} is not a rule code or prefix "
-                "(SC followed by 1 to 3 digits, e.g. SC2 or SC201)"
+                f"{where}: '{key}': {raw!r} is not a rule code, prefix or name "
+                f"(SC followed by 1 to 3 digits, e.g. SC2 or SC201); {_suggest(raw, RULES)}"
             )
         if not any(c.startswith(code) for c in RULES):
             raise ConfigError(
-                f"{where}: '{key}': no rule code starts with {code!r} "
-                "(`skillcheck rules` lists them)"
+                f"{where}: '{key}': no rule code starts with {code!r}; {_suggest(raw, RULES)}"
             )
         out.append(code)
     return tuple(out)

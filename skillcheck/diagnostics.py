@@ -13,7 +13,8 @@ class Severity(str, enum.Enum):
 
 @dataclass(frozen=True, order=True)
 class Diagnostic:
-    """One finding, located at ``path:line:column`` (1-based; 0 means "the whole file")."""
+    """One finding, located at ``path:line:column``, both 1-based: a finding about a whole
+    file (or folder) is at 1:1, so that every output format has a valid position."""
 
     path: str
     line: int
@@ -23,6 +24,12 @@ class Diagnostic:
     message: str
     hint: str = ""
     url: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.line < 1:
+            object.__setattr__(self, "line", 1)
+        if self.column < 1:
+            object.__setattr__(self, "column", 1)
 
     def as_dict(self) -> dict[str, object]:
         out: dict[str, object] = {

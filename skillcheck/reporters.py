@@ -24,9 +24,7 @@ def summary_line(result: Result) -> str:
 
 
 def location(d: Diagnostic) -> str:
-    if d.line <= 0:
-        return d.path
-    return f"{d.path}:{d.line}:{max(d.column, 1)}"
+    return f"{d.path}:{d.line}:{d.column}"
 
 
 def text(result: Result, out: TextIO, err: TextIO) -> None:
@@ -68,14 +66,30 @@ def _gh_escape(s: str, prop: bool = False) -> str:
 def github(result: Result, out: TextIO, err: TextIO) -> None:
     for d in result.diagnostics:
         kind = "error" if d.severity is Severity.ERROR else "warning"
-        props = [f"file={_gh_escape(d.path, True)}"]
-        if d.line > 0:
-            props.append(f"line={d.line}")
-            props.append(f"col={max(d.column, 1)}")
-        props.append(f"title={_gh_escape(d.code, True)}")
+        props = [
+            f"file={_gh_escape(d.path, True)}",
+            f"line={d.line}",
+            f"col={d.column}",
+            f"title={_gh_escape(d.code, True)}",
+        ]
         msg = d.message + (f" (hint: {d.hint})" if d.hint else "")
         out.write(f"::{kind} {','.join(props)}::{_gh_escape(msg)}\n")
     err.write(summary_line(result) + "\n")
+
+
+# The project's repository, as docs/install.md names it (SARIF's driver.informationUri).
+REPOSITORY_URL = "https://github.com/OWNER/REPOSITORY"
+
+
+def sarif_uri(path: str) -> str:
+    """A reported path as a SARIF artifact URI (RFC 3986): a relative reference with spaces,
+    '#', '%', ':' and non-ASCII percent-encoded (UTF-8), or a file: URI for an absolute path."""
+    from pathlib import Path
+    from urllib.parse import quote
+
+    if Path(path).is_absolute():
+        return Path(path).as_uri()
+    return quote(path, safe="/")
 
 
 def sarif(result: Result, out: TextIO, err: TextIO) -> None:
@@ -94,12 +108,10 @@ def sarif(result: Result, out: TextIO, err: TextIO) -> None:
         )
     results = []
     for d in result.diagnostics:
-        region: dict[str, int] = {}
-        if d.line > 0:
-            region = {"startLine": d.line, "startColumn": max(d.column, 1)}
-        loc: dict[str, object] = {"artifactLocation": {"uri": d.path}}
-        if region:
-            loc["region"] = region
+        loc: dict[str, object] = {
+            "artifactLocation": {"uri": sarif_uri(d.path)},
+            "region": {"startLine": d.line, "startColumn": d.column},
+        }
         msg = d.message + (f" Hint: {d.hint}" if d.hint else "")
         results.append(
             {
@@ -115,7 +127,14 @@ def sarif(result: Result, out: TextIO, err: TextIO) -> None:
         "version": "2.1.0",
         "runs": [
             {
-                "tool": {"driver": {"name": "skillcheck", "version": __version__, "rules": rules}},
+                "tool": {
+                    "driver": {
+                        "name": "skillcheck",
+                        "version": __version__,
+                        "informationUri": REPOSITORY_URL,
+                        "rules": rules,
+                    }
+                },
                 "results": results,
             }
         ],

@@ -17,7 +17,7 @@ from typing import Any
 from skillcheck.config import Config
 from skillcheck.parsecache import PickleStore, content_key, default_dir, remove_other_versions
 
-MEMO_VERSION = "4"
+MEMO_VERSION = "5"
 MAX_ENTRIES = 20_000
 
 

@@ -80,6 +80,32 @@ def _duplicates(
             yield from _duplicates(child, seen_nodes)
 
 
+def error_at(exc: yaml.YAMLError) -> tuple[str, int, int]:
+    """The message and 0-based line and column of a YAML error, at its cause: PyYAML's
+    problem mark, or the context mark when an opener (a bracket, a brace, a quote) is never
+    closed and the problem surfaces on a later line or at the end."""
+    problem = getattr(exc, "problem", None)
+    msg = str(problem or exc).strip()
+    mark = getattr(exc, "problem_mark", None)
+    context = getattr(exc, "context", None) or ""
+    opener = getattr(exc, "context_mark", None)
+    if (
+        opener is not None
+        and context.startswith(("while parsing a flow", "while scanning a quoted"))
+        and (
+            mark is None
+            or mark.line > opener.line
+            or "end of stream" in msg
+            or "<stream end>" in msg
+        )
+    ):
+        what = context.split(" a ", 1)[-1]
+        return f"the {what} that starts here is not closed ({msg})", opener.line, opener.column
+    if mark is None:
+        return msg, 0, 0
+    return msg, mark.line, mark.column
+
+
 def load_frontmatter(raw: str) -> tuple[Any, yaml.Node | None, list[tuple[str, str, int]]]:
     """Return (value, root node, problems) where problems are (code, message, 0-based line)."""
     problems: list[tuple[str, str, int]] = []
@@ -96,10 +122,7 @@ def load_frontmatter(raw: str) -> tuple[Any, yaml.Node | None, list[tuple[str, s
                 )
             ],
         )
-    # PyYAML refuses a tab after a plain scalar (yaml/pyyaml#306); trailing blanks carry no
-    # meaning in front-matter, so they are dropped (line numbers are kept).
-    raw = "\n".join(line.rstrip(" \t") for line in raw.split("\n"))
-    loader = _Loader(raw)
+    loader = _Loader(_frontmatter_text(raw))
     try:
         node = loader.get_single_node()
         if node is None:
@@ -117,9 +140,7 @@ def load_frontmatter(raw: str) -> tuple[Any, yaml.Node | None, list[tuple[str, s
             return None, node, problems
         value = loader.construct_document(node)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line if mark is not None else 0
-        msg = str(getattr(exc, "problem", None) or exc).strip()
+        msg, line, _ = error_at(exc)
         problems.append(("SC104", f"invalid YAML: {msg}", line))
         return None, None, problems
     except (RecursionError, ValueError, TypeError, OverflowError) as exc:
@@ -128,6 +149,29 @@ def load_frontmatter(raw: str) -> tuple[Any, yaml.Node | None, list[tuple[str, s
     finally:
         loader.dispose()
     return value, node, problems
+
+
+def _frontmatter_text(raw: str) -> str:
+    # PyYAML refuses a tab after a plain scalar (yaml/pyyaml#306); trailing blanks carry no
+    # meaning in front-matter, so they are dropped (line numbers are kept).
+    return "\n".join(line.rstrip(" \t") for line in raw.split("\n"))
+
+
+def frontmatter_error(raw: str) -> tuple[str, int, int] | None:
+    """Where the front-matter's YAML breaks: (message, 0-based line, 0-based column), or None
+    when it parses. The parsed page keeps the message and the line of each problem; the
+    column of a syntax error is found again here, only for a page that has one."""
+    loader = _Loader(_frontmatter_text(raw))
+    try:
+        loader.get_single_node()
+    except yaml.YAMLError as exc:
+        msg, line, column = error_at(exc)
+        return f"invalid YAML: {msg}", line, column
+    except (RecursionError, ValueError, TypeError, OverflowError):
+        return None
+    finally:
+        loader.dispose()
+    return None
 
 
 def load_yaml_stream(text: str) -> tuple[list[Any], list[tuple[str, str, int, int]]]:
@@ -158,16 +202,37 @@ def load_yaml_stream(text: str) -> tuple[list[Any], list[tuple[str, str, int, in
                 break
             values.append(loader.construct_document(node))
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        msg = str(getattr(exc, "problem", None) or exc).strip()
-        problems.append(
-            ("SC104", f"invalid YAML: {msg}", mark.line if mark else 0, mark.column if mark else 0)
-        )
+        msg, line, column = error_at(exc)
+        problems.append(("SC104", f"invalid YAML: {msg}", line, column))
     except (RecursionError, ValueError, TypeError, OverflowError) as exc:
         problems.append(("SC104", f"invalid YAML: {exc}", 0, 0))
     finally:
         loader.dispose()
     return values, problems
+
+
+def kind(value: Any) -> str:
+    """What a loaded YAML value is, with its article, in YAML's words: 'an integer',
+    'a list', 'a mapping'."""
+    import datetime as dt
+
+    if value is None:
+        return "null"
+    for types, words in (
+        (bool, "a boolean"),
+        (int, "an integer"),
+        (float, "a number"),
+        (str, "a string"),
+        (dict, "a mapping"),
+        (list, "a list"),
+        (dt.datetime, "a timestamp"),
+        (dt.date, "a date"),
+        (bytes, "binary data"),
+        (set, "a set"),
+    ):
+        if isinstance(value, types):
+            return words
+    return f"a {type(value).__name__}"
 
 
 def key_lines(node: yaml.Node | None) -> dict[str, int]:

@@ -276,3 +276,65 @@ def test_extract_unreadable_or_binary_file_is_a_usage_error(tmp_path: Path) -> N
     page.write_bytes(b"\xff\xfe not utf-8")
     code, _, err = invoke("extract", str(page), "-o", str(tmp_path / "out"))
     assert code == 2 and "cannot read" in err
+
+
+def test_sarif_uris_are_percent_encoded(tmp_path: Path) -> None:
+    """RFC 3986: a space, '#', '%' and non-ASCII letters (as UTF-8) are escaped; a path outside
+    the current folder becomes a file: URI. The driver names the project's home page."""
+    skill = tmp_path / "my skill dé#%"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text(
+        "---\nname: demo\ndescription: Demo. Use in tests.\n---\n\n[x](gone.md)\n",
+        encoding="utf-8",
+    )
+    code, out, _ = invoke("check", "--no-cache", "-f", "sarif", "--select", "SC201", cwd=tmp_path)
+    assert code == 1
+    run = json.loads(out)["runs"][0]
+    assert run["tool"]["driver"]["informationUri"] == "https://github.com/OWNER/REPOSITORY"
+    (res,) = run["results"]
+    uri = res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri == "my%20skill%20d%C3%A9%23%25/SKILL.md"
+    code, out, _ = invoke("check", "--no-cache", "-f", "sarif", "--select", "SC201", str(skill))
+    (res,) = json.loads(out)["runs"][0]["results"]
+    uri = res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri == skill.joinpath("SKILL.md").as_uri()
+    assert uri.startswith("file:///") and uri.endswith("/my%20skill%20d%C3%A9%23%25/SKILL.md")
+
+
+def test_f_is_short_for_format_in_every_command() -> None:
+    import click
+
+    with_format = {}
+    for name, command in main.commands.items():
+        for param in command.params:
+            if isinstance(param, click.Option) and "--format" in param.opts:
+                with_format[name] = param.opts
+    assert sorted(with_format) == ["check", "probe", "rules"]
+    assert all("-f" in opts for opts in with_format.values())
+    code, out, _ = invoke("check", "--no-cache", "-f", "json", ".", cwd=CASE)
+    assert code == 1 and json.loads(out)["summary"]["errors"] == 1
+
+
+def test_a_whole_file_finding_is_at_1_1_in_every_format() -> None:
+    """An empty file (SC225) is a finding about the whole file: line 1, column 1 everywhere,
+    so that SARIF's region is valid (startLine >= 1) and annotations land on the file."""
+    case = FIXTURES / "fail" / "empty-file"
+    _, out, _ = invoke("check", "--no-cache", "--select", "SC225", ".", cwd=case)
+    assert out.startswith("references/empty.md:1:1: SC225 (warning) file is empty\n")
+    _, out, _ = invoke("check", "--no-cache", "--select", "SC225", "-f", "json", ".", cwd=case)
+    (d,) = json.loads(out)["diagnostics"]
+    assert (d["path"], d["line"], d["column"]) == ("references/empty.md", 1, 1)
+    _, out, _ = invoke("check", "--no-cache", "--select", "SC225", "-f", "github", ".", cwd=case)
+    assert out.startswith("::warning file=references/empty.md,line=1,col=1,title=SC225::")
+    _, out, _ = invoke("check", "--no-cache", "--select", "SC225", "-f", "sarif", ".", cwd=case)
+    (res,) = json.loads(out)["runs"][0]["results"]
+    region = res["locations"][0]["physicalLocation"]["region"]
+    assert region == {"startLine": 1, "startColumn": 1}
+
+
+def test_no_skill_is_reported_at_1_1(tmp_path: Path) -> None:
+    code, out, _ = invoke("check", "--no-cache", "-f", "sarif", ".", cwd=tmp_path)
+    assert code == 1
+    for res in json.loads(out)["runs"][0]["results"]:
+        region = res["locations"][0]["physicalLocation"]["region"]
+        assert region["startLine"] >= 1 and region["startColumn"] >= 1

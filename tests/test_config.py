@@ -19,8 +19,8 @@ from .test_cli import invoke
 KEYS: dict[str, tuple[str, Any, list[str]]] = {
     "exclude": ('["a", "b/c"]', ("a", "b/c"), ["[1]", "true", '[""]', "{ a = 1 }"]),
     "select": (
-        '["sc2", "SC101"]',
-        ("SC2", "SC101"),
+        '["sc2", "SC101", "broken-link"]',
+        ("SC2", "SC101", "SC201"),
         ['["2"]', '["SC"]', '["SC9"]', '["SC2x"]', '[""]', "[2]", '["E501"]'],
     ),
     "ignore": ('"SC209"', ("SC209",), ['["SC8"]', '[" "]', "1", '["SC1234"]']),
@@ -98,7 +98,8 @@ def test_invalid_value_is_a_config_error(tmp_path: Path, key: str, text: str) ->
         ("strict", '"true"', "must be true or false"),
         ("timeout", "0", "must be a positive finite number"),
         ("concurrency", "0", "must be a positive integer"),
-        ("select", '["SC9"]', "no rule code starts with 'SC9'"),
+        ("select", '["SC9"]', "no rule code starts with 'SC9'; did you mean SC409 or SC309"),
+        ("ignore", '["orphan"]', "'orphan' is not a rule code, prefix or name"),
         ("ignore", '[""]', "must not hold an empty string"),
         ("engine-pins", '{ vlm = "0.33.0" }', "unknown engine 'vlm'; known engines: "),
         ("exclude", "[1]", "must be a list of strings"),

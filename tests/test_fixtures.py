@@ -10,11 +10,12 @@ Two ways to write an expectation, both exact:
   ``references/bin.md:1:4 SC222 error binary data (NUL byte at byte offset 3)``
   Blank lines and lines starting with ``#`` are ignored.
 
-Lines and columns are 1-based; ``0:0`` means the whole file. The rest of the line is the
-message, compared exactly; ``{root}`` in it stands for the repository's absolute path (some
-messages name a symlink's resolved target). Use EXPECT when the expectation cannot sit in the
-file it is about (not Markdown, not UTF-8, over the size cap) or when its text would change
-what it describes (a URL in a comment is a URL the checker sees; a budget counts the comment).
+Lines and columns are 1-based (``0`` is refused); a finding about a whole file, or a folder, is
+at ``1:1``. The rest of the line is the message, compared exactly; ``{root}`` in it stands for
+the repository's absolute path (some messages name a symlink's resolved target). Use EXPECT when
+the expectation cannot sit in the file it is about (not Markdown, not UTF-8, over the size cap)
+or when its text would change what it describes (a URL in a comment is a URL the checker sees; a
+budget counts the comment).
 The expectations are written from the file and the rule's specification, not copied from the
 checker's output.
 """
@@ -33,8 +34,8 @@ from skillcheck.runner import run
 from .conftest import FIXTURES, ROOT
 
 _COMMENT = re.compile(r"<!--\s*expect:(.*?)-->", re.DOTALL)
-_IN_MD = re.compile(r"^(SC\d{3}) (\d+):(\d+) (error|warning) (\S.*)$")
-_IN_EXPECT = re.compile(r"^(.+?):(\d+):(\d+) (SC\d{3}) (error|warning) (\S.*)$")
+_IN_MD = re.compile(r"^(SC\d{3}) ([1-9]\d*):([1-9]\d*) (error|warning) (\S.*)$")
+_IN_EXPECT = re.compile(r"^(.+?):([1-9]\d*):([1-9]\d*) (SC\d{3}) (error|warning) (\S.*)$")
 
 
 @dataclass(frozen=True, order=True)
@@ -123,12 +124,12 @@ def test_expectations_are_read_from_both_places(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     (tmp_path / "EXPECT").write_text(
-        "# comment\n\nreferences/a b.md:0:0 SC208 error under {root}\n", encoding="utf-8"
+        "# comment\n\nreferences/a b.md:1:1 SC208 error under {root}\n", encoding="utf-8"
     )
     assert [str(e) for e in expectations(tmp_path)] == [
         "SKILL.md:6:5 SC201 error 'a b' does not exist",
         "SKILL.md:7:1 SC204 warning wrapped over lines",
-        f"references/a b.md:0:0 SC208 error under {ROOT.as_posix()}",
+        f"references/a b.md:1:1 SC208 error under {ROOT.as_posix()}",
     ]
 
 

@@ -193,6 +193,18 @@ def test_pack_wants_one_skill(tmp_path: Path) -> None:
     assert zipfile.ZipFile(printed_zip(out)[0]).namelist() == ["two/SKILL.md"]
 
 
+def test_pack_wants_one_skill_before_it_checks_them(tmp_path: Path) -> None:
+    """A folder of several skills is a usage error (exit 2) even when some have errors: the
+    check of the others is not the point."""
+    for name in ("one", "two"):
+        shutil.copytree(FIXTURES / "pass" / "minimal", tmp_path / "skills" / name)
+    # both keep 'name: minimal', which differs from their folders: SC113 in each
+    code, out, err = pack(tmp_path / "skills", tmp_path / "dist")
+    assert (code, out) == (2, "")
+    assert "holds 2 skills" in err and "name one skill's folder" in err
+    assert "SC113" not in err and not (tmp_path / "dist").exists()
+
+
 def install(zpath: Path, skills_dir: Path) -> Path:
     """What the install guide says: unzip the pack into a client's skills folder."""
     skills_dir.mkdir(parents=True, exist_ok=True)

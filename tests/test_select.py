@@ -1,6 +1,7 @@
 """``--select`` and ``--ignore`` (README: "Codes or prefixes, comma-separated or repeated"): a
 prefix is a leading part of a code, so SC2 is every SC2xx and SC20 is SC201 to SC209 but not
-SC210; ignore wins over select; a prefix that starts no rule is a usage error."""
+SC210; a rule's name (broken-link) stands for its code; ignore wins over select; a prefix that
+starts no rule is a usage error that suggests the closest codes or names."""
 
 from __future__ import annotations
 
@@ -55,6 +56,9 @@ def _codes(skill: Path, *options: str) -> list[str]:
         (("--select", "SC2", "--ignore", "SC201"), ["SC210"]),
         (("--select", "SC201", "--ignore", "SC2"), []),
         (("--ignore", "SC1,SC2"), []),
+        (("--select", "broken-link"), ["SC201"]),
+        (("--select", "Undefined-Reference,name-folder-mismatch"), ["SC113", "SC210"]),
+        (("--ignore", "broken-link"), ["SC113", "SC210"]),
     ],
 )
 def test_prefixes(skill: Path, options: tuple[str, ...], expected: list[str]) -> None:
@@ -67,6 +71,37 @@ def test_a_prefix_that_starts_no_rule_is_a_usage_error(skill: Path, bad: str) ->
         code, _, err = invoke("check", "--no-cache", option, bad, str(skill))
         assert code == 2, err
         assert "select" in err or "ignore" in err
+
+
+@pytest.mark.parametrize(
+    ("bad", "hint"),
+    [
+        ("SC2011", "'SC2011' is not a rule code, prefix or name"),
+        ("SC2011", "did you mean SC201 or"),
+        ("SC21O", "did you mean SC221 or SC210 or SC201?"),
+        ("broken-links", "did you mean broken-link?"),
+        ("orphan", "did you mean orphan-file?"),
+        ("SC9", "no rule code starts with 'SC9'; did you mean SC409 or SC309 or SC209?"),
+        ("X1", "`skillcheck rules` lists them"),
+    ],
+)
+def test_an_unknown_selector_gets_a_suggestion(skill: Path, bad: str, hint: str) -> None:
+    """A typo exits 2 and names the closest codes (for SC...) or rule names (otherwise)."""
+    for option in ("--select", "--ignore"):
+        code, out, err = invoke("check", "--no-cache", option, f"SC1,{bad}", str(skill))
+        assert (code, out) == (2, ""), err
+        assert hint in err and "Traceback" not in err
+
+
+def test_an_unknown_selector_in_the_file_gets_a_suggestion(skill: Path) -> None:
+    (skill.parent / "pyproject.toml").write_text(
+        '[tool.skillcheck]\nselect = ["SC1"]\nignore = ["undefined-refernce"]\n',
+        encoding="utf-8",
+    )
+    code, _, err = invoke("check", "--no-cache", str(skill))
+    assert code == 2
+    assert "'ignore': 'undefined-refernce' is not a rule code" in err
+    assert "did you mean undefined-reference or" in err
 
 
 def test_the_command_line_replaces_the_file(skill: Path) -> None:

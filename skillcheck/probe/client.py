@@ -98,29 +98,39 @@ def fragment_pattern(fragment: str) -> re.Pattern[bytes]:
     )
 
 
-def describe(exc: BaseException) -> str:
-    """A short reason for a transport error, from the deepest useful cause."""
+def classify(exc: BaseException) -> tuple[str, str]:
+    """The cause of a transport error ("dns", "refused", "tls", "unreachable", "reset" or ""
+    when unknown) and a short reason, from the deepest useful exception of its chain."""
     seen: set[int] = set()
     cur: BaseException | None = exc
     while cur is not None and id(cur) not in seen:
         seen.add(id(cur))
+        if isinstance(cur, DNSError):
+            return "dns", str(cur)
         if isinstance(cur, ssl.SSLCertVerificationError):
-            return f"TLS certificate error: {cur.verify_message or cur.reason}"
+            return "tls", f"TLS certificate error: {cur.verify_message or cur.reason}"
         if isinstance(cur, ssl.SSLError):
-            return f"TLS error: {cur.reason or cur}"
-        if isinstance(cur, ConnectionRefusedError):
-            return "connection refused"
+            return "tls", f"TLS error: {cur.reason or cur}"
+        if isinstance(cur, ConnectionRefusedError) or (
+            isinstance(cur, OSError) and cur.errno == errno.ECONNREFUSED
+        ):
+            return "refused", "connection refused"
         if isinstance(cur, socket.gaierror):
-            return f"DNS lookup failed: {cur.strerror or cur}"
+            return "dns", f"DNS lookup failed: {cur.strerror or cur}"
         if isinstance(cur, OSError) and cur.errno in (errno.ENETUNREACH, errno.EHOSTUNREACH):
-            return "network is unreachable"
+            return "unreachable", "network is unreachable"
         if isinstance(cur, ConnectionResetError):
-            return "connection reset by the server"
+            return "reset", "connection reset by the server"
         cur = cur.__cause__ or cur.__context__
     if isinstance(exc, httpx.RemoteProtocolError):
-        return f"the server broke the protocol: {exc}"
+        return "", f"the server broke the protocol: {exc}"
     text = str(exc).strip()
-    return text or type(exc).__name__
+    return "", text or type(exc).__name__
+
+
+def describe(exc: BaseException) -> str:
+    """A short reason for a transport error (see :func:`classify`)."""
+    return classify(exc)[1]
 
 
 @dataclass
@@ -153,6 +163,7 @@ class _Attempt:
     complete: bool = False  # the whole body was searched
     html: bool | None = None
     connect_failure: bool = False
+    cause: str = ""  # of a connection error: see classify()
     retryable: bool = False
     requests: int = 0
 
@@ -286,7 +297,9 @@ class Prober:
             left = url_budget - spent
             if retries >= cfg.retries or left < MIN_ATTEMPT * cfg.timeout:
                 if attempts > 1:
-                    last.detail += f" (after {attempts} attempts)"
+                    last.detail += f", after {attempts} attempts"
+                if retries < cfg.retries and last.kind != "timeout":
+                    last.detail += f"; no time left to retry in the URL's {url_budget:g} s"
                 return last
             retries += 1
             now = self.clock()
@@ -298,7 +311,9 @@ class Prober:
                     self.backoff_base * 2 ** (retries - 1) * random.uniform(0.5, 1.0), left / 2
                 )
                 if self._over_budget(wait):
-                    last.detail += "; the total time budget does not allow a retry"
+                    last.detail += (
+                        f"; the total time budget ({cfg.total_budget:g} s) does not allow a retry"
+                    )
                     return last
                 await asyncio.sleep(wait)
                 spent += wait
@@ -318,21 +333,26 @@ class Prober:
             last.detail += "; its host has used up its Retry-After allowance"
             return False
         if self._over_budget(wait):
-            last.detail += "; the total time budget does not allow the wait"
+            last.detail += (
+                f"; the total time budget ({cfg.total_budget:g} s) does not allow the wait"
+            )
             return False
         host.not_before = max(host.not_before, now + wait)
         host.waited += charge
         return True
 
     def _out_of_time(self, last: Outcome | None) -> Outcome:
+        total = f"the total time budget ({self.config.total_budget:g} s, total-budget)"
         if last is None:
-            return Outcome("not-checked", "the total time budget ran out before it was checked")
-        last.detail += "; the total time budget ran out before a retry"
+            return Outcome("not-checked", f"{total} ran out before it was checked")
+        last.detail += f"; {total} ran out before a retry"
         return last
 
     def _outcome(self, att: _Attempt, frags: set[str]) -> Outcome:
         if att.kind is not None:
-            return Outcome(att.kind, att.detail, connect_failure=att.connect_failure)
+            return Outcome(
+                att.kind, att.detail, connect_failure=att.connect_failure, cause=att.cause
+            )
         status = att.status
         assert status is not None
         desc = f"HTTP {status}" + (f" {att.reason}" if att.reason else "")
@@ -378,7 +398,18 @@ class Prober:
                 att.complete = False  # it answered; only the body search ran out of time
                 return
             att.kind, att.retryable = "timeout", True
-            att.detail = f"no answer within {limit:.3g} s"
+            att.detail = f"no answer within {self._limit(limit)}"
+
+    def _limit(self, limit: float) -> str:
+        """Which limit cut an attempt short, with its figure: the per-attempt --timeout, or
+        what was left of the whole URL's budget (URL_TIMEOUT_FACTOR x --timeout)."""
+        timeout = self.config.timeout
+        if limit >= timeout:
+            return f"{timeout:g} s (--timeout)"
+        return (
+            f"{limit:.3g} s (the rest of the URL's budget, {URL_TIMEOUT_FACTOR:g} x --timeout"
+            f" = {timeout * URL_TIMEOUT_FACTOR:g} s)"
+        )
 
     def _auth(self, parts: SplitResult) -> dict[str, str]:
         if (
@@ -417,19 +448,22 @@ class Prober:
                 att.kind, att.detail = "private", f"{exc}{via}"
                 return
             except DNSError as exc:
-                att.kind, att.detail = "connection-error", f"{exc}{via}"
+                att.kind, att.detail, att.cause = "connection-error", f"{exc}{via}", "dns"
                 att.connect_failure, att.retryable = True, exc.temporary
                 return
-            except httpx.TimeoutException:
+            except httpx.TimeoutException as exc:
                 att.kind, att.retryable = "timeout", True
-                att.detail = f"no answer within {limit:.3g} s{via}"
+                what = "no connection" if isinstance(exc, httpx.ConnectTimeout) else "no answer"
+                att.detail = f"{what} within {self._limit(limit)}{via}"
                 return
             except httpx.ConnectError as exc:
-                att.kind, att.detail = "connection-error", f"{describe(exc)}{via}"
+                att.cause, reason = classify(exc)
+                att.kind, att.detail = "connection-error", f"{reason}{via}"
                 att.connect_failure, att.retryable = True, True
                 return
             except (httpx.TransportError, httpx.DecodingError) as exc:
-                att.kind, att.detail = "connection-error", f"{describe(exc)}{via}"
+                att.cause, reason = classify(exc)
+                att.kind, att.detail = "connection-error", f"{reason}{via}"
                 att.retryable = isinstance(exc, (httpx.NetworkError, httpx.RemoteProtocolError))
                 return
             try:

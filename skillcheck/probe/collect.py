@@ -59,6 +59,7 @@ class Collected:
     files: int
     problems: list[Diagnostic]  # discovery problems (no skill found)
     skipped: int  # places skipped: example addresses and url-allowlist
+    skipped_private: int = 0  # of those, localhost and private addresses (--allow-private)
 
 
 class BadURL(ValueError):
@@ -136,21 +137,29 @@ def request_key(url: str) -> tuple[str, str, str]:
 _RESERVED = (".example", ".invalid", ".test", "example.com", "example.org", "example.net")
 
 
-def is_skipped(url: str, config: Config) -> bool:
-    """Addresses that name nothing to probe, as ``check`` sees them (SC307): a prefix in
-    url-allowlist, placeholders, reserved example domains, localhost and private IP literals.
-    With --allow-private, localhost, intranet names and private IPs are probed."""
+def skip_reason(url: str, config: Config) -> str | None:
+    """Why an address names nothing to probe, as ``check`` sees them (SC307): "allowlist" (a
+    prefix in url-allowlist), "example" (placeholders, reserved example domains) or "private"
+    (localhost, intranet names, private IP literals: probed with --allow-private); None when
+    it is probed."""
     if any(url.startswith(prefix) for prefix in config.url_allowlist):
-        return True
-    if not config.allow_private:
-        return is_example_url(url)
+        return "allowlist"
     if "{{" in url or "$" in url or "<" in url:
-        return True
+        return "example"
     try:
         host = (urlsplit(url.strip()).hostname or "").lower().rstrip(".")
     except ValueError:
-        return False
-    return host.endswith(_RESERVED)
+        host = None
+    if host is not None and (not host or host.endswith(_RESERVED)):
+        return "example"
+    if not config.allow_private and is_example_url(url):
+        return "private"
+    return None
+
+
+def is_skipped(url: str, config: Config) -> bool:
+    """Whether an address is not probed (see :func:`skip_reason`)."""
+    return skip_reason(url, config) is not None
 
 
 def _in_code(doc: ParsedDoc, url: str, line: int) -> bool:
@@ -203,7 +212,7 @@ def collect(
 
     loaded = load_skills(paths, config, cwd, exclude_base)
     targets: dict[str, Target] = {}
-    skipped = 0
+    skipped = private = 0
     for skill, docs, data in zip(loaded.skills, loaded.docs, loaded.data, strict=True):
         found: list[Use] = []
         for rel, doc in sorted(docs.items()):
@@ -213,9 +222,11 @@ def collect(
                 Use(skill.display(SOURCES_REL), ln, col, u) for u, ln, col in data.registry.urls
             ]
         for use in found:
-            if is_skipped(use.url, config):
+            why = skip_reason(use.url, config)
+            if why is not None:
                 skipped += 1
+                private += why == "private"
                 continue
             add_use(targets, use)
     problems = [d for d in loaded.problems if d.code == "SC101"]
-    return Collected(targets, loaded.skills, loaded.files, problems, skipped)
+    return Collected(targets, loaded.skills, loaded.files, problems, skipped, private)

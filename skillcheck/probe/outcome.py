@@ -17,4 +17,5 @@ class Outcome:
     fragments_found: list[str] = field(default_factory=list)
     html: bool | None = None  # None when the body was not looked at
     connect_failure: bool = False  # no connection at all (DNS, refused, unreachable)
+    cause: str = ""  # of a connection error: dns, refused, tls, unreachable, reset or ""
     from_cache: bool = False

@@ -23,8 +23,14 @@ def summary_text(s: Summary) -> str:
     extra = []
     if s.cached:
         extra.append(f"{s.cached} from the cache")
-    if s.skipped:
-        extra.append(f"{s.skipped} example address{'' if s.skipped == 1 else 'es'} skipped")
+    examples = s.skipped - s.skipped_private
+    if examples:
+        extra.append(f"{examples} example address{'' if examples == 1 else 'es'} skipped")
+    if s.skipped_private:
+        extra.append(
+            f"{s.skipped_private} localhost or private address"
+            f"{'' if s.skipped_private == 1 else 'es'} skipped (probe them with --allow-private)"
+        )
     if extra:
         head += f" ({'; '.join(extra)})"
     lines = [f"{head}, {_n(s.requests, 'request')}"]

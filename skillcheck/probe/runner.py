@@ -50,7 +50,7 @@ MESSAGES = {
     ),
     "connection-error": (
         "{url} cannot be reached: {detail}",
-        "a name that no longer resolves is a dead site: replace the link",
+        "the connection failed: run again later, or replace the link",
     ),
     "blocked": (
         "{url} is blocked: {detail}",
@@ -78,6 +78,18 @@ MESSAGES = {
 }
 
 
+# the hint of a connection error, by its cause (Outcome.cause, from the exception's type)
+CONNECTION_HINTS = {
+    "dns": "the name does not resolve: a site that is gone (replace the link), or a name "
+    "only some networks know",
+    "refused": "the host refused the connection: the server is down or the port is wrong; "
+    "run again later, or replace the link",
+    "tls": "the site's certificate or TLS setup is broken: link to a working address",
+    "unreachable": "no route to the host: check this machine's network, then run again",
+    "reset": "the server dropped the connection: run again later, or replace the link",
+}
+
+
 @dataclass
 class HostStats:
     urls: int = 0
@@ -92,6 +104,7 @@ class Summary:
     uses: int = 0  # places they are written
     cached: int = 0  # answered from the cache
     skipped: int = 0  # places skipped: example addresses and url-allowlist
+    skipped_private: int = 0  # of those, localhost and private addresses (--allow-private)
     requests: int = 0
     unreachable: bool = False
     outcomes: Counter[str] = field(default_factory=Counter)
@@ -103,6 +116,7 @@ class Summary:
             "uses": self.uses,
             "cached": self.cached,
             "skipped": self.skipped,
+            "skipped_private": self.skipped_private,
             "requests": self.requests,
             "network_unreachable": self.unreachable,
             "outcomes": {k: self.outcomes[k] for k in CLASSES if self.outcomes[k]},
@@ -206,6 +220,8 @@ def diagnose(
         if o.kind != "ok" and not (unreachable and o.kind in UNREACHABLE):
             code = CODES[o.kind]
             template, hint = MESSAGES[o.kind]
+            if o.kind == "connection-error":
+                hint = CONNECTION_HINTS.get(o.cause, hint)
             msg = template.format(
                 url=first.url, detail=o.detail, status=o.status, location=o.location
             )
@@ -238,6 +254,7 @@ def summarize(
     s = Summary(
         urls=len(collected.targets),
         skipped=collected.skipped,
+        skipped_private=collected.skipped_private,
         requests=requests,
         unreachable=unreachable,
     )

@@ -12,6 +12,7 @@ from skillcheck.context import Context
 from skillcheck.diagnostics import Diagnostic
 from skillcheck.document import ParsedDoc
 from skillcheck.registry import checker, declare
+from skillcheck.safeyaml import frontmatter_error, kind
 
 SPEC_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
 # Keys documented by widely used clients (Claude Code) that other clients ignore.
@@ -188,10 +189,15 @@ def _load_mapping(
     is broken or is not a mapping: the keys cannot be checked)."""
     value, problems = doc.frontmatter_value, doc.frontmatter_problems  # loaded by the parser
     for code, msg, line0 in problems:
+        col0 = 0
+        if code == "SC104" and doc.frontmatter is not None:
+            at = frontmatter_error(doc.frontmatter)  # PyYAML's own column
+            if at is not None:
+                msg, line0, col0 = at
         yield ctx.diag(
             rel,
             line0 + 2,
-            1,
+            col0 + 1,
             code,
             msg,
             {
@@ -210,7 +216,7 @@ def _load_mapping(
             2,
             1,
             "SC107",
-            f"front-matter is a {type(value).__name__}, not a mapping",
+            f"front-matter is {kind(value)}, not a mapping",
             "write 'key: value' lines",
         )
         return None
@@ -256,7 +262,7 @@ def _check_other_keys(
                 at("compatibility"),
                 1,
                 "SC117",
-                f"'compatibility' is a {type(comp).__name__}, not a string",
+                f"'compatibility' is {kind(comp)}, not a string",
                 "write it as one line of text",
             )
         elif not 1 <= len(comp) <= MAX_COMPATIBILITY:
@@ -270,28 +276,7 @@ def _check_other_keys(
                 "shorten it, or drop the key",
             )
     if "metadata" in value:
-        meta = value["metadata"]
-        if not isinstance(meta, dict):
-            yield ctx.diag(
-                rel,
-                at("metadata"),
-                1,
-                "SC118",
-                f"'metadata' is a {type(meta).__name__}, not a mapping",
-                "write 'metadata:' then indented 'key: \"value\"' lines",
-            )
-        else:
-            for k, v in meta.items():
-                if not isinstance(k, str) or not isinstance(v, str):
-                    yield ctx.diag(
-                        rel,
-                        at("metadata"),
-                        1,
-                        "SC119",
-                        f"metadata '{k}' maps to a {type(v).__name__}; the spec "
-                        "says string keys and values",
-                        f'quote it: {k}: "{v}"',
-                    )
+        yield from _check_metadata(ctx, rel, value["metadata"], at("metadata"))
     if "allowed-tools" in value:
         tools = value["allowed-tools"]
         if isinstance(tools, list):
@@ -309,7 +294,7 @@ def _check_other_keys(
                 at("allowed-tools"),
                 1,
                 "SC121",
-                f"'allowed-tools' is a {type(tools).__name__}",
+                f"'allowed-tools' is {kind(tools)}",
                 "write a space-separated string, e.g. 'Bash(git:*) Read'",
             )
     if "license" in value and not isinstance(value["license"], str):
@@ -318,9 +303,38 @@ def _check_other_keys(
             at("license"),
             1,
             "SC122",
-            f"'license' is a {type(value['license']).__name__}, not a string",
+            f"'license' is {kind(value['license'])}, not a string",
             "write a license name such as Apache-2.0, or a bundled file's name",
         )
+
+
+def _check_metadata(ctx: Context, rel: str, meta: Any, line: int) -> Iterator[Diagnostic]:
+    """'metadata' is a mapping of strings to strings."""
+    if not isinstance(meta, dict):
+        yield ctx.diag(
+            rel,
+            line,
+            1,
+            "SC118",
+            f"'metadata' is {kind(meta)}, not a mapping",
+            "write 'metadata:' then indented 'key: \"value\"' lines",
+        )
+    else:
+        for k, v in meta.items():
+            if not isinstance(k, str) or not isinstance(v, str):
+                what = (
+                    f"'{k}' maps to {kind(v)}" if isinstance(k, str) else f"key {k!r} is {kind(k)}"
+                )
+                yield ctx.diag(
+                    rel,
+                    line,
+                    1,
+                    "SC119",
+                    f"metadata {what}; the spec says string keys and values",
+                    f'quote it: "{k}": "{v}"'
+                    if not isinstance(k, str)
+                    else f'quote it: {k}: "{v}"',
+                )
 
 
 def _check_name(ctx: Context, rel: str, fm: dict[Any, Any], line: int) -> Iterator[Diagnostic]:
@@ -345,7 +359,7 @@ def _check_name(ctx: Context, rel: str, fm: dict[Any, Any], line: int) -> Iterat
             line,
             1,
             "SC111",
-            f"'name' is a {type(name).__name__}, not a string",
+            f"'name' is {kind(name)}, not a string",
             "write the name as text, e.g. name: my-skill",
         )
         return
@@ -427,9 +441,7 @@ def _check_description(
             "missing"
             if "description" not in fm
             else (
-                "empty"
-                if desc is None or isinstance(desc, str)
-                else f"a {type(desc).__name__}, not a string"
+                "empty" if desc is None or isinstance(desc, str) else f"{kind(desc)}, not a string"
             )
         )
         yield ctx.diag(

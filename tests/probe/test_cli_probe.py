@@ -106,7 +106,19 @@ def test_example_addresses_are_skipped(tmp_path: Path, server: ProbeServer) -> N
     root = _project(tmp_path, links)
     code, out, err = invoke("probe", "--no-cache", "demo", cwd=root)
     assert code == 0 and out.startswith("0 errors") and server.requests() == []
-    assert "5 example addresses skipped" in err
+    assert "2 example addresses skipped" in err
+    assert "3 localhost or private addresses skipped (probe them with --allow-private)" in err
+    code, out, _ = invoke("probe", "--no-cache", "-f", "json", "demo", cwd=root)
+    summary = json.loads(out)["summary"]
+    assert (summary["skipped"], summary["skipped_private"]) == (5, 3)
+
+
+def test_with_allow_private_only_examples_are_skipped(tmp_path: Path, server: ProbeServer) -> None:
+    links = [server.url("/ok"), "https://docs.example/x", "https://{{host}}/v1"]
+    root = _project(tmp_path, links)
+    code, _, err = invoke("probe", "--allow-private", "--no-cache", "demo", cwd=root)
+    assert code == 0 and server.requests() == [("HEAD", "/ok")]
+    assert "2 example addresses skipped)" in err and "--allow-private" not in err
 
 
 def test_allowlisted_urls_are_skipped(tmp_path: Path, server: ProbeServer) -> None:

@@ -10,7 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from skillcheck.diagnostics import Severity
-from skillcheck.probe.runner import run
+from skillcheck.probe.runner import CONNECTION_HINTS, run
+from skillcheck.probe.safety import DNSError
 
 from .conftest import codes, config, probe, write_skill
 from .server import BIG, InFlight, ProbeServer
@@ -170,6 +171,10 @@ def test_hang_is_cut_at_the_timeout(tmp_path: Path, server: ProbeServer) -> None
     assert codes(pr) == ["SC403"]
     assert 0.45 <= elapsed < 1.5
     assert len(server.requests()) == 1
+    # the limit that was hit, with its figure
+    assert pr.result.diagnostics[0].message.endswith(
+        "timed out: no answer within 0.5 s (--timeout)"
+    )
 
 
 def test_a_hanging_url_costs_one_and_a_half_timeouts(tmp_path: Path, server: ProbeServer) -> None:
@@ -178,6 +183,10 @@ def test_a_hanging_url_costs_one_and_a_half_timeouts(tmp_path: Path, server: Pro
     elapsed = time.monotonic() - started
     assert codes(pr) == ["SC403"]
     assert "after 2 attempts" in pr.result.diagnostics[0].message
+    # the retry was cut by the URL's budget, not by --timeout: the message says so
+    message = pr.result.diagnostics[0].message
+    assert "(the rest of the URL's budget, 1.5 x --timeout = 0.75 s), after 2 attempts" in message
+    assert "within 0.5 s" not in message
     assert len(server.requests()) == 2  # the retry gets what is left of 1.5 x 0.5 s
     assert 0.7 <= elapsed < 1.3
 
@@ -255,6 +264,7 @@ def test_example_addresses_are_not_fetched(tmp_path: Path, server: ProbeServer) 
     ]
     pr = probe(tmp_path, links, allow_private=False)
     assert codes(pr) == [] and pr.summary.skipped == 5
+    assert pr.summary.skipped_private == 5  # all of them would be probed with --allow-private
     assert server.requests() == []
 
 
@@ -360,7 +370,21 @@ def _closed_port() -> int:
 def test_one_dead_host_is_a_connection_error(tmp_path: Path, server: ProbeServer) -> None:
     pr = probe(tmp_path, [f"http://127.0.0.1:{_closed_port()}/x", server.url("/ok")], retries=1)
     assert codes(pr) == ["SC404"]
-    assert "connection refused" in pr.result.diagnostics[0].message
+    [d] = pr.result.diagnostics
+    assert "connection refused" in d.message
+    # a refused connection is not a name that does not resolve
+    assert d.hint == CONNECTION_HINTS["refused"] and "resolve" not in d.hint
+
+
+def test_a_name_that_does_not_resolve_gets_the_dns_hint(tmp_path: Path) -> None:
+    async def resolve(host: str, port: int) -> list[str]:
+        raise DNSError(host, "Name or service not known", temporary=False)
+
+    skill = write_skill(tmp_path / "skills", ["http://gone.dead-site.org/"])
+    pr = run([skill], config(tmp_path, allow_private=False), tmp_path, resolver=resolve)
+    [d] = pr.result.diagnostics
+    assert d.code == "SC404" and "DNS lookup of gone.dead-site.org failed" in d.message
+    assert d.hint == CONNECTION_HINTS["dns"] and "does not resolve" in d.hint
 
 
 def test_unreachable_network_is_reported_once(tmp_path: Path) -> None:
@@ -378,6 +402,7 @@ def test_total_budget_leaves_the_rest_unchecked(tmp_path: Path, server: ProbeSer
     pr = probe(tmp_path, links, per_host=1, total_budget=1.0)
     assert time.monotonic() - started < 2.0
     assert "SC413" in codes(pr) and set(codes(pr)) == {"SC413"}
+    assert "the total time budget (1 s, total-budget) ran out" in pr.result.diagnostics[0].message
     assert 2 <= len(server.requests()) <= 5
     assert pr.result.errors == 0  # not checked is a warning
 

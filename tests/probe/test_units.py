@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import errno
 import json
+import socket
 import ssl
 import subprocess
 import sys
@@ -22,6 +24,7 @@ from skillcheck.document import parse
 from skillcheck.probe.cache import ProbeCache
 from skillcheck.probe.client import (
     Prober,
+    classify,
     describe,
     fragment_pattern,
     parse_retry_after,
@@ -170,6 +173,37 @@ def test_skip_fragment() -> None:
     assert skip_fragment("L10-L20", "github.com")
     assert not skip_fragment("L10", "x.org")
     assert not skip_fragment("usage", "github.com")
+
+
+def _chained(inner: BaseException) -> httpx.ConnectError:
+    try:
+        try:
+            raise inner
+        except BaseException as exc:
+            raise httpcore.ConnectError(str(exc)) from exc
+    except httpcore.ConnectError as exc:
+        try:
+            raise httpx.ConnectError(str(exc)) from exc
+        except httpx.ConnectError as outer:
+            return outer
+
+
+@pytest.mark.parametrize(
+    ("inner", "cause", "text"),
+    [
+        (ConnectionRefusedError(errno.ECONNREFUSED, "refused"), "refused", "connection refused"),
+        (OSError(errno.ECONNREFUSED, "Connect call failed"), "refused", "connection refused"),
+        (socket.gaierror(socket.EAI_NONAME, "Name or service not known"), "dns", "DNS lookup"),
+        (DNSError("gone.org", "Name or service not known", False), "dns", "DNS lookup of gone"),
+        (OSError(errno.EHOSTUNREACH, "No route"), "unreachable", "network is unreachable"),
+        (ConnectionResetError(errno.ECONNRESET, "reset"), "reset", "connection reset"),
+        (ValueError("odd"), "", "odd"),
+    ],
+)
+def test_classify_by_exception_type(inner: BaseException, cause: str, text: str) -> None:
+    """The hint of a connection error follows its cause, found by type in the chain."""
+    got = classify(_chained(inner))
+    assert got[0] == cause and got[1].startswith(text)
 
 
 def test_describe_tls_error() -> None:
