@@ -19,7 +19,7 @@ from skillcheck.slugs import Slugger
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
-PARSER_VERSION = "6"
+PARSER_VERSION = "7"
 
 
 @dataclass
@@ -75,7 +75,7 @@ class ParsedDoc:
     # the front-matter loaded (closed blocks only): value, problems (code, message, 0-based
     # line in the YAML) and the 0-based line of each top-level key
     frontmatter_value: Any = None
-    frontmatter_problems: list[tuple[str, str, int]] = field(default_factory=list)
+    frontmatter_problems: list[tuple[str, str, int, int]] = field(default_factory=list)
     frontmatter_lines: dict[str, int] = field(default_factory=dict)
     applies_to: dict[str, str] = field(default_factory=dict)  # engine id -> declared version
     body_chars: int = 0

@@ -106,9 +106,12 @@ def error_at(exc: yaml.YAMLError) -> tuple[str, int, int]:
     return msg, mark.line, mark.column
 
 
-def load_frontmatter(raw: str) -> tuple[Any, yaml.Node | None, list[tuple[str, str, int]]]:
-    """Return (value, root node, problems) where problems are (code, message, 0-based line)."""
-    problems: list[tuple[str, str, int]] = []
+def load_frontmatter(
+    raw: str,
+) -> tuple[Any, yaml.Node | None, list[tuple[str, str, int, int]]]:
+    """Return (value, root node, problems) where problems are (code, message, 0-based line,
+    0-based column); a syntax error sits where PyYAML places its cause (:func:`error_at`)."""
+    problems: list[tuple[str, str, int, int]] = []
     if len(raw) > MAX_FRONTMATTER_CHARS:
         return (
             None,
@@ -119,6 +122,7 @@ def load_frontmatter(raw: str) -> tuple[Any, yaml.Node | None, list[tuple[str, s
                     f"front-matter is {len(raw):,} characters, over the "
                     f"{MAX_FRONTMATTER_CHARS:,} cap",
                     0,
+                    0,
                 )
             ],
         )
@@ -128,23 +132,24 @@ def load_frontmatter(raw: str) -> tuple[Any, yaml.Node | None, list[tuple[str, s
         if node is None:
             return None, None, problems
         for key, at in _duplicates(node):
-            problems.append(("SC105", f"duplicate key '{key}'", at.line))
+            problems.append(("SC105", f"duplicate key '{key}'", at.line, 0))
         if _expanded_size(node, {}) > MAX_EXPANDED_NODES:
             problems.append(
                 (
                     "SC106",
                     f"aliases expand to more than {MAX_EXPANDED_NODES:,} nodes",
                     node.start_mark.line,
+                    0,
                 )
             )
             return None, node, problems
         value = loader.construct_document(node)
     except yaml.YAMLError as exc:
-        msg, line, _ = error_at(exc)
-        problems.append(("SC104", f"invalid YAML: {msg}", line))
+        msg, line, column = error_at(exc)
+        problems.append(("SC104", f"invalid YAML: {msg}", line, column))
         return None, None, problems
     except (RecursionError, ValueError, TypeError, OverflowError) as exc:
-        problems.append(("SC104", f"invalid YAML: {exc}", 0))
+        problems.append(("SC104", f"invalid YAML: {exc}", 0, 0))
         return None, None, problems
     finally:
         loader.dispose()
@@ -155,23 +160,6 @@ def _frontmatter_text(raw: str) -> str:
     # PyYAML refuses a tab after a plain scalar (yaml/pyyaml#306); trailing blanks carry no
     # meaning in front-matter, so they are dropped (line numbers are kept).
     return "\n".join(line.rstrip(" \t") for line in raw.split("\n"))
-
-
-def frontmatter_error(raw: str) -> tuple[str, int, int] | None:
-    """Where the front-matter's YAML breaks: (message, 0-based line, 0-based column), or None
-    when it parses. The parsed page keeps the message and the line of each problem; the
-    column of a syntax error is found again here, only for a page that has one."""
-    loader = _Loader(_frontmatter_text(raw))
-    try:
-        loader.get_single_node()
-    except yaml.YAMLError as exc:
-        msg, line, column = error_at(exc)
-        return f"invalid YAML: {msg}", line, column
-    except (RecursionError, ValueError, TypeError, OverflowError):
-        return None
-    finally:
-        loader.dispose()
-    return None
 
 
 def load_yaml_stream(text: str) -> tuple[list[Any], list[tuple[str, str, int, int]]]:

@@ -17,7 +17,7 @@ from .conftest import FIXTURES, ROOT
 def test_the_front_matter_is_loaded_with_the_page() -> None:
     doc = parse("---\nname: demo\ndescription: Demo.\nname: again\n---\n# Demo\n")
     assert doc.frontmatter_value == {"name": "again", "description": "Demo."}
-    assert doc.frontmatter_problems == [("SC105", "duplicate key 'name'", 2)]
+    assert doc.frontmatter_problems == [("SC105", "duplicate key 'name'", 2, 0)]
     assert doc.frontmatter_lines == {"name": 0, "description": 1}
     unclosed = parse("---\nname: demo\n")
     assert unclosed.frontmatter_value is None and unclosed.frontmatter_lines == {}

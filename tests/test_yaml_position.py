@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from skillcheck.safeyaml import frontmatter_error, kind, load_frontmatter, load_yaml_stream
+from skillcheck.safeyaml import kind, load_frontmatter, load_yaml_stream
 
 from .test_cli import invoke
 
@@ -30,16 +30,14 @@ from .test_cli import invoke
     ],
 )
 def test_front_matter_error_position(raw: str, line: int, column: int, message: str) -> None:
-    at = frontmatter_error(raw)
-    assert at is not None
-    assert (at[1], at[2]) == (line, column)
-    assert at[0].startswith("invalid YAML: ") and message in at[0]
     _, _, problems = load_frontmatter(raw)
-    assert [(code, line0) for code, _, line0 in problems] == [("SC104", line)]
+    assert [(code, line0, col0) for code, _, line0, col0 in problems] == [("SC104", line, column)]
+    msg = problems[0][1]
+    assert msg.startswith("invalid YAML: ") and message in msg
 
 
 def test_valid_front_matter_has_no_error() -> None:
-    assert frontmatter_error("name: x\ndescription: y\n") is None
+    assert load_frontmatter("name: x\ndescription: y\n")[2] == []
 
 
 def test_unclosed_flow_on_one_line_in_a_stream() -> None:

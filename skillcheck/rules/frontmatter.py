@@ -12,7 +12,7 @@ from skillcheck.context import Context
 from skillcheck.diagnostics import Diagnostic
 from skillcheck.document import ParsedDoc
 from skillcheck.registry import checker, declare
-from skillcheck.safeyaml import frontmatter_error, kind
+from skillcheck.safeyaml import kind
 
 SPEC_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
 # Keys documented by widely used clients (Claude Code) that other clients ignore.
@@ -188,12 +188,7 @@ def _load_mapping(
     """The YAML problems found by the parser, then the block's mapping (None when the YAML
     is broken or is not a mapping: the keys cannot be checked)."""
     value, problems = doc.frontmatter_value, doc.frontmatter_problems  # loaded by the parser
-    for code, msg, line0 in problems:
-        col0 = 0
-        if code == "SC104" and doc.frontmatter is not None:
-            at = frontmatter_error(doc.frontmatter)  # PyYAML's own column
-            if at is not None:
-                msg, line0, col0 = at
+    for code, msg, line0, col0 in problems:
         yield ctx.diag(
             rel,
             line0 + 2,
@@ -206,7 +201,7 @@ def _load_mapping(
                 "SC106": "remove the anchors and aliases",
             }.get(code, ""),
         )
-    if any(code in ("SC104", "SC106") for code, _, _ in problems):
+    if any(code in ("SC104", "SC106") for code, _, _, _ in problems):
         return None
     if value is None:
         value = {}
