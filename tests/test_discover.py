@@ -145,7 +145,8 @@ def test_a_file_in_no_skill_is_passed_over_unless_nothing_is_found(tmp_path: Pat
     finally:
         os.chdir(old)
     assert res.exit_code == 1, res.output
-    assert "notes.md:1:1: SC101 no SKILL.md in this file's folder or any folder above it" in res.output
+    expected = "notes.md:1:1: SC101 no SKILL.md in this file's folder or any folder above it"
+    assert expected in res.output
 
 
 def test_the_search_for_the_skill_stops_at_the_repository_root(tmp_path: Path) -> None:
