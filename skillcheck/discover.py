@@ -351,22 +351,22 @@ def _position(data: bytes, offset: int) -> tuple[int, int]:
     )
 
 
+def _unreadable(display: str, exc: OSError) -> ReadResult:
+    """A file that cannot be read (SC220): reported, never raised."""
+    return ReadResult(
+        None,
+        None,
+        diagnostic(
+            display, 1, 1, "SC220", f"cannot read file: {exc.strerror or exc}", "check permissions"
+        ),
+    )
+
+
 def read_markdown(path: Path, display: str, max_bytes: int) -> ReadResult:
     try:
         size = path.stat().st_size
     except OSError as exc:
-        return ReadResult(
-            None,
-            None,
-            diagnostic(
-                display,
-                0,
-                0,
-                "SC220",
-                f"cannot read file: {exc.strerror or exc}",
-                "check permissions",
-            ),
-        )
+        return _unreadable(display, exc)
     if size > max_bytes:
         return ReadResult(
             None,
@@ -384,18 +384,7 @@ def read_markdown(path: Path, display: str, max_bytes: int) -> ReadResult:
         with open(path, "rb") as fh:
             data = fh.read(max_bytes + 1)
     except OSError as exc:
-        return ReadResult(
-            None,
-            None,
-            diagnostic(
-                display,
-                0,
-                0,
-                "SC220",
-                f"cannot read file: {exc.strerror or exc}",
-                "check permissions",
-            ),
-        )
+        return _unreadable(display, exc)
     if b"\x00" in data:
         off = data.index(b"\x00")
         line, col = _position(data, off)
