@@ -119,12 +119,15 @@ def read_json(
     schema_rel: str,
     codes: tuple[str, str, str],
     raw: bytes | None = None,
+    declared: str | None = None,
 ) -> tuple[JsonDoc | None, list[DataProblem]]:
     """Read (unless ``raw`` holds the bytes already), parse and schema-check one JSON data
     file; problems never raise.
 
     ``codes`` are the codes for (unreadable or invalid JSON, schema error, repeated key).
-    The document is None when it could not be parsed."""
+    With ``declared`` (a schema file name), a file whose ``$schema`` does not end with it is
+    someone else's format: it is neither checked nor reported ((None, [])). The document is
+    None when it could not be parsed."""
     invalid, schema_code, dup = codes
     problems: list[DataProblem] = []
     if raw is None:
@@ -154,6 +157,8 @@ def read_json(
     except RecursionError:
         problems.append(DataProblem(invalid, 1, 1, "invalid JSON: nesting too deep"))
         return None, problems
+    if declared is not None and not _declares(doc.value, declared):
+        return None, []
     for dpath, (line, col) in doc.duplicates:
         problems.append(
             DataProblem(dup, line, col, f"duplicate key at {pointer(dpath)}", "keep one")
@@ -170,6 +175,13 @@ def read_json(
             )
         )
     return doc, problems
+
+
+def _declares(value: Any, schema_name: str) -> bool:
+    """Whether a JSON document names ``schema_name`` as its ``$schema`` (a relative path or
+    URL ending with that file name)."""
+    declared = value.get("$schema") if isinstance(value, dict) else None
+    return isinstance(declared, str) and declared.rsplit("/", 1)[-1] == schema_name
 
 
 def load_registry(path: Path, raw: bytes | None = None) -> SourceRegistry:
@@ -265,16 +277,23 @@ class DataTable:
 
 
 def load_table(path: Path, stem: str, raw: bytes | None = None) -> DataTable | None:
-    """Read and validate one table; None when its schema is not packaged. Never raises."""
+    """Read and validate one table; None when its schema is not packaged, or when the file
+    does not declare that schema in ``$schema`` (another project's file of the same name is
+    not ours to judge; broken JSON is still reported). Never raises."""
     schema_doc = data_schema(stem)
     if schema_doc is None:
         return None
     table = DataTable(data_rel(stem))
     doc, table.problems = read_json(
-        path, schema_doc, schema_rel(stem), (INVALID, SCHEMA, DUPLICATE), raw
+        path,
+        schema_doc,
+        schema_rel(stem),
+        (INVALID, SCHEMA, DUPLICATE),
+        raw,
+        declared=f"{stem}.schema.json",
     )
     if doc is None:
-        return table
+        return table if table.problems else None
     key = DATA_TABLES.get(stem, stem)
     items = doc.value.get(key) if isinstance(doc.value, dict) else None
     if not isinstance(items, list):

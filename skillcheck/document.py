@@ -19,7 +19,7 @@ from skillcheck.slugs import Slugger
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
-PARSER_VERSION = "7"
+PARSER_VERSION = "8"
 
 
 @dataclass

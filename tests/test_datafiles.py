@@ -134,6 +134,42 @@ def test_table_without_packaged_schema_is_skipped(
     assert [d.code for d in result.diagnostics] == []
 
 
+def _skill_with_models(tmp_path: Path, text: str) -> list[str]:
+    skill = tmp_path / "s"
+    (skill / "data").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: s\ndescription: A table. Use in tests.\n---\n\nModels: `data/models.json`.\n",
+        encoding="utf-8",
+    )
+    (skill / "data" / "models.json").write_text(text, encoding="utf-8")
+    cfg, _ = load_config(skill, {"cache": False})
+    result = run([skill], cfg, skill, exclude_base=skill)
+    return [f"{d.code} {d.line}:{d.column}" for d in result.diagnostics]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"models": [{"name": "mine", "context": 8192}]}',  # no $schema: another format
+        '[{"name": "mine"}]',  # not even an object
+        '{"$schema": "https://example.com/models.schema.v2.json", "models": []}',
+    ],
+)
+def test_a_table_that_does_not_declare_our_schema_is_not_judged(tmp_path: Path, text: str) -> None:
+    assert _skill_with_models(tmp_path, text) == []
+
+
+def test_a_table_that_declares_our_schema_is_checked(tmp_path: Path) -> None:
+    text = '{\n  "$schema": "../skillcheck/schemas/models.schema.json",\n  "models": 3\n}\n'
+    assert _skill_with_models(tmp_path, text) == ["SC312 3:13"]
+
+
+def test_broken_json_in_a_table_is_reported_whatever_it_declares(tmp_path: Path) -> None:
+    assert _skill_with_models(tmp_path, '{"models": [1,]}') == [
+        "SC311 1:15"
+    ]  # the "]" after the trailing comma
+
+
 # mem_capacity of NVIDIA's AIConfigurator system files (ai-dynamo/aiconfigurator at
 # 095f58a5, aic-core/src/aiconfigurator_core/systems/*.yaml), with the file's own comment
 AIC_MEM_CAPACITY = {
