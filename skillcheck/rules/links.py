@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from skillcheck.context import Context
 from skillcheck.diagnostics import Diagnostic
 from skillcheck.document import ParsedDoc
+from skillcheck.hints import closest_name, closest_path
 from skillcheck.linktargets import is_absolute, is_external, split_target
 from skillcheck.registry import checker, declare
 
@@ -78,11 +79,9 @@ def _anchor_problem(ctx: Context, target_rel: str, frag: str) -> str | None:
     lowered = {a.lower(): a for a in anchors}
     if frag.lower() in lowered:
         return f"did you mean '#{lowered[frag.lower()]}'? anchors are case-sensitive"
-    import difflib
-
-    close = difflib.get_close_matches(frag, sorted(anchors), n=1, cutoff=0.6)
+    close = closest_name(frag, anchors, cutoff=0.6)
     return (
-        f"did you mean '#{close[0]}'?"
+        f"did you mean '#{close}'?"
         if close
         else "headings in that file: "
         + ", ".join(sorted(anchors)[:5])
@@ -270,11 +269,9 @@ def _code_paths(
 
 
 def _suggest(ctx: Context, resolved: str) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(resolved, ctx.skill.files, n=1, cutoff=0.7)
+    close = closest_path(ctx.skill.files, resolved, cutoff=0.7)
     return (
-        f"did you mean '{close[0]}' (from the skill root)?"
+        f"did you mean '{close}' (from the skill root)?"
         if close
         else "check the path: it is resolved relative to the file that holds the link"
     )
