@@ -300,6 +300,7 @@ def pack_cmd(path: Path | None, out_dir: Path, strict: bool | None, no_cache: bo
 
 
 @main.command("rules")
+@click.argument("rule", required=False)
 @click.option(
     "--format",
     "-f",
@@ -308,13 +309,18 @@ def pack_cmd(path: Path | None, out_dir: Path, strict: bool | None, no_cache: bo
     default="text",
     show_default=True,
 )
-def rules_cmd(fmt: str) -> None:
-    """List every rule with its code, default severity and summary."""
+def rules_cmd(rule: str | None, fmt: str) -> None:
+    """List every rule with its code, default severity and summary; with RULE (a code such as
+    SC201, or a name such as broken-link), explain that rule: why it matters, an example that
+    fails, and the fix."""
     import json
 
     from skillcheck.registry import RULES, load_builtin_rules
 
     load_builtin_rules()
+    if rule is not None:
+        _explain(rule, fmt)
+        return
     rows = [RULES[c] for c in sorted(RULES)]
     if fmt == "json":
         click.echo(
@@ -339,3 +345,37 @@ def rules_cmd(fmt: str) -> None:
     else:
         for r in rows:
             click.echo(f"{r.code}  {r.severity.value:<7}  {r.name:<28} {r.summary}")
+
+
+def _explain(word: str, fmt: str) -> None:
+    """One rule, by code or name, explained in ``fmt``; exit 2 with the closest rules when
+    ``word`` names none."""
+    import json
+    import textwrap
+
+    from skillcheck.config import _suggest
+    from skillcheck.registry import RULES
+    from skillcheck.ruledocs import load
+
+    by_name = {r.name: r.code for r in RULES.values()}
+    code = by_name.get(word.strip().lower(), word.strip().upper())
+    if code not in RULES:
+        _fail_usage(f"no rule is called {word!r}; {_suggest(word, RULES)}")
+    r, doc = RULES[code], load()[code]
+    if fmt == "json":
+        entry = {"code": r.code, "name": r.name, "severity": r.severity.value}
+        entry |= {"summary": r.summary, "why": doc.why, "example": doc.example}
+        click.echo(json.dumps(entry | {"fix": doc.fix, "fixed": doc.fixed}, indent=2))
+        return
+    if fmt == "markdown":
+        fence = "````" if "```" in doc.example + doc.fixed else "```"
+        click.echo(f"## {r.code} {r.name} ({r.severity.value})\n\n{r.summary}\n\n{doc.why}\n")
+        click.echo(f"Fails:\n\n{fence}text\n{doc.example}\n{fence}\n")
+        click.echo(f"Fix: {doc.fix}\n\n{fence}text\n{doc.fixed}\n{fence}")
+        return
+    wrap = textwrap.TextWrapper(width=88, initial_indent="  ", subsequent_indent="  ")
+    click.echo(f"{r.code} {r.name} ({r.severity.value}): {r.summary}\n")
+    click.echo("Why it matters:\n" + wrap.fill(doc.why) + "\n")
+    click.echo("Fails:\n" + textwrap.indent(doc.example, "    ") + "\n")
+    click.echo("Fix:\n" + wrap.fill(doc.fix) + "\n")
+    click.echo(textwrap.indent(doc.fixed, "    "))

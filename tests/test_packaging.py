@@ -34,6 +34,7 @@ def test_package_data_is_found_through_importlib_resources() -> None:
         data = json.loads(manifests.joinpath(name).read_text(encoding="utf-8"))
         assert {"engine", "version", "options"} <= data.keys()
     assert pkg.joinpath("py.typed").is_file()
+    assert pkg.joinpath("ruledocs.toml").is_file()
 
 
 def offline_env() -> dict[str, str]:
@@ -132,6 +133,7 @@ def test_wheel_ships_schema_manifests_and_entry_point(wheel: Path) -> None:
         assert "skillcheck/schemas/gpus.schema.json" in names
         assert {f"skillcheck/engines/manifests/{m}" for m in MANIFESTS} <= names
         assert "skillcheck/py.typed" in names
+        assert "skillcheck/ruledocs.toml" in names  # what `skillcheck rules CODE` prints
         (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
         assert "skillcheck = skillcheck.cli:main" in zf.read(entry_points).decode()
         (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
@@ -182,6 +184,8 @@ def test_installed_wheel_checks_and_packs_without_the_repository(
     )
     proc = skillcheck("check", "--no-cache", "engine-ok")
     assert proc.returncode == 1 and "SC610" in proc.stdout, proc.stdout  # manifests were read
+    proc = skillcheck("rules", "SC201")  # the explanations are package data
+    assert proc.returncode == 0 and "Why it matters:" in proc.stdout, proc.stdout + proc.stderr
     proc = skillcheck("pack", "--no-cache", "full", "-o", "dist")
     assert proc.returncode == 0, proc.stderr
     assert (work / "dist" / "full-1.0.zip").is_file()
