@@ -259,40 +259,63 @@ def _subfolders(
 def collect_files(
     skill: Skill, other_roots: set[Path], exclude: tuple[str, ...], exclude_base: Path
 ) -> None:
-    """Fill ``skill.files``: everything below the skill but nested skills and skipped folders."""
+    """Fill ``skill.files``: everything below the skill but nested skills and skipped folders.
+    Folders are walked depth first in name order, each folder's files before its subfolders
+    (the order ``os.walk`` gives); a folder that cannot be listed is passed over."""
     root = skill.root
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dp = Path(dirpath)
-        keep = []
-        for dn in sorted(dirnames):
-            sub = dp / dn
-            if dn in SKIP_DIRS or dn.startswith("."):
-                continue
-            if sub in other_roots:
-                continue
-            rel_ex = _rel_to(sub, exclude_base) or ""
-            if rel_ex and _excluded(rel_ex, exclude):
-                continue
-            if sub.is_symlink():
-                skill.symlinks.add(sub.relative_to(root).as_posix())
-                _check_symlink(skill, sub)
-                skill.dirs.add(sub.relative_to(root).as_posix())
-                continue
-            keep.append(dn)
-            skill.dirs.add(sub.relative_to(root).as_posix())
-        dirnames[:] = keep
-        for fn in sorted(filenames):
+    stack: list[tuple[str, str]] = [(os.fspath(root), "")]  # (folder, its path from root)
+    while stack:
+        folder, rel_dir = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        dirs, files = [], []
+        for e in entries:
+            try:
+                is_dir = e.is_dir()
+            except OSError:
+                is_dir = False
+            (dirs if is_dir else files).append(e)
+        keep = [
+            (e.path, rel_dir + e.name)
+            for e in dirs
+            if _walk_into(skill, Path(e.path), other_roots, exclude, exclude_base)
+        ]
+        stack.extend(reversed([(path, rel + "/") for path, rel in keep]))
+        for e in files:
+            fn = e.name
             if fn.startswith(".") and fn != ".gitkeep":
                 continue
-            p = dp / fn
-            rel = p.relative_to(root).as_posix()
-            if p.is_symlink():
+            rel = rel_dir + fn
+            if e.is_symlink():
                 skill.symlinks.add(rel)
-                if not _check_symlink(skill, p):
+                if not _check_symlink(skill, Path(e.path)):
                     continue
             skill.files.append(rel)
-            if p.suffix.lower() in MARKDOWN_SUFFIXES:
+            if os.path.splitext(fn)[1].lower() in MARKDOWN_SUFFIXES:
                 skill.markdown.append(rel)
+
+
+def _walk_into(
+    skill: Skill, sub: Path, other_roots: set[Path], exclude: tuple[str, ...], exclude_base: Path
+) -> bool:
+    """Whether ``collect_files`` walks into the folder ``sub``: not skipped, hidden, a nested
+    skill or excluded; a symlink to a folder is recorded (and checked) but not walked."""
+    dn = sub.name
+    if dn in SKIP_DIRS or dn.startswith(".") or sub in other_roots:
+        return False
+    rel_ex = _rel_to(sub, exclude_base) or ""
+    if rel_ex and _excluded(rel_ex, exclude):
+        return False
+    rel = sub.relative_to(skill.root).as_posix()
+    skill.dirs.add(rel)
+    if sub.is_symlink():
+        skill.symlinks.add(rel)
+        _check_symlink(skill, sub)
+        return False
+    return True
 
 
 def _check_symlink(skill: Skill, p: Path) -> bool:

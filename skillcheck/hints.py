@@ -98,9 +98,29 @@ class NearIndex:
 
 
 def closest(word: str, candidates: Iterable[str], cutoff: float) -> str | None:
-    """The candidate most like ``word`` (difflib's ratio at least ``cutoff``), or None."""
-    close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=cutoff)
-    return close[0] if close else None
+    """The candidate most like ``word``: what ``difflib.get_close_matches(word, candidates,
+    n=1, cutoff=cutoff)`` returns (the highest ratio, the greater string on a tie), with the
+    costly ratio computed only while a candidate's upper bound (its quick ratio) can still
+    beat the best found."""
+    sm = difflib.SequenceMatcher()
+    sm.set_seq2(word)
+    bounded: list[tuple[float, str]] = []
+    for x in candidates:
+        sm.set_seq1(x)
+        if sm.real_quick_ratio() >= cutoff:
+            bound = sm.quick_ratio()
+            if bound >= cutoff:
+                bounded.append((bound, x))
+    bounded.sort(reverse=True)
+    best: tuple[float, str] | None = None
+    for bound, x in bounded:
+        if best is not None and bound < best[0]:
+            break
+        sm.set_seq1(x)
+        score = sm.ratio()
+        if score >= cutoff and (best is None or (score, x) > best):
+            best = (score, x)
+    return best[1] if best else None
 
 
 class PathHints:

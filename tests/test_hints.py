@@ -124,3 +124,14 @@ def test_many_broken_links_in_a_large_skill_are_quick(tmp_path: Path) -> None:
     first = result.diagnostics[0]
     assert first.hint == "did you mean 'references/p-0000.md' (from the skill root)?"
     assert elapsed < 60  # generous: the machine may be shared; about 1 s on one idle core
+
+
+@pytest.mark.parametrize("cutoff", [0.0, 0.6, 0.7, 0.9])
+def test_closest_is_get_close_matches(cutoff: float) -> None:
+    import random
+
+    rng = random.Random(7)
+    words = ["".join(rng.choice("abcde-/") for _ in range(rng.randint(0, 12))) for _ in range(300)]
+    for word in words[:60]:
+        want = difflib.get_close_matches(word, words, n=1, cutoff=cutoff)
+        assert hints.closest(word, words, cutoff) == (want[0] if want else None), word
