@@ -271,7 +271,8 @@ def collect_files(
                 entries = sorted(it, key=lambda e: e.name)
         except OSError:
             continue
-        dirs, files = [], []
+        dirs: list[os.DirEntry[str]] = []
+        files: list[os.DirEntry[str]] = []
         for e in entries:
             try:
                 is_dir = e.is_dir()
