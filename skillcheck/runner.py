@@ -94,6 +94,22 @@ def parse_all(items: list[tuple[str, str]], jobs: int) -> dict[str, ParsedDoc]:
     return {key: parse(text) for key, text in items}
 
 
+def _balanced(weights: list[int], parts: int) -> list[tuple[int, int]]:
+    """Contiguous ranges of about equal total weight (a skill's weight: its files), at most
+    ``parts`` of them: a large skill is a range of its own instead of doubling one worker's
+    share."""
+    total, acc, start = sum(weights), 0, 0
+    out: list[tuple[int, int]] = []
+    for i, w in enumerate(weights):
+        acc += w
+        if len(out) < parts - 1 and acc * parts >= total * (len(out) + 1):
+            out.append((start, i + 1))
+            start = i + 1
+    if start < len(weights):
+        out.append((start, len(weights)))
+    return out
+
+
 PARALLEL_SKILLS = 64
 _FORK_STATE: tuple[Loaded, Config, Path, list[tuple[str, Checker]]] | None = None
 Taken = tuple[dict[str, Any], set[str]]  # a worker's memo entries and the keys it read
@@ -137,7 +153,8 @@ def _check_all(loaded: Loaded, config: Config, cwd: Path) -> list[Diagnostic]:
         workers = min(config.jobs or (os.cpu_count() or 1), 8)
         parts = None
         if workers > 1 and len(loaded.skills) >= PARALLEL_SKILLS:
-            parts = fork_map(_check_range, _ranges(len(loaded.skills), workers), workers)
+            weights = [len(s.files) + 1 for s in loaded.skills]
+            parts = fork_map(_check_range, _balanced(weights, workers * 4), workers)
             for _, (fresh, used) in parts or ():
                 resultmemo.merge(memo, fresh, used)
         if parts is None:

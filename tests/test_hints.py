@@ -135,3 +135,14 @@ def test_closest_is_get_close_matches(cutoff: float) -> None:
     for word in words[:60]:
         want = difflib.get_close_matches(word, words, n=1, cutoff=cutoff)
         assert hints.closest(word, words, cutoff) == (want[0] if want else None), word
+
+
+def test_check_ranges_balance_the_files() -> None:
+    from skillcheck.runner import _balanced
+
+    assert _balanced([10] * 8 + [80], 2) == [(0, 8), (8, 9)]  # the large skill alone
+    assert _balanced([1] * 10, 4) == [(0, 3), (3, 5), (5, 8), (8, 10)]
+    assert _balanced([5], 8) == [(0, 1)]
+    assert _balanced([], 2) == []
+    ranges = _balanced([3, 1, 4, 1, 5, 9, 2, 6], 3)
+    assert [i for a, b in ranges for i in range(a, b)] == list(range(8))  # each once, in order
