@@ -207,17 +207,22 @@ def add_use(targets: dict[str, Target], use: Use) -> None:
 def collect(
     paths: list[Path], config: Config, cwd: Path, exclude_base: Path | None = None
 ) -> Collected:
-    """Find the skills under ``paths`` (as ``check`` does) and every URL they hold."""
+    """Find the skills under ``paths`` (as ``check`` does) and every URL they hold. A PATH
+    that is a file stands for the skill around it, as in ``check``: only the URLs of the files
+    named are probed (``Skill.focus``), ``data/sources.json`` among them when it is named."""
     from skillcheck.runner import load_skills
 
     loaded = load_skills(paths, config, cwd, exclude_base)
     targets: dict[str, Target] = {}
     skipped = private = 0
     for skill, docs, data in zip(loaded.skills, loaded.docs, loaded.data, strict=True):
+        focus = skill.focus
         found: list[Use] = []
         for rel, doc in sorted(docs.items()):
-            found += [Use(skill.display(rel), ln, col, u) for u, ln, col in doc_urls(doc)]
-        if data.registry is not None:  # sources.json, read once when the skill was loaded
+            if focus is None or rel in focus:
+                found += [Use(skill.display(rel), ln, col, u) for u, ln, col in doc_urls(doc)]
+        # sources.json, read once when the skill was loaded
+        if data.registry is not None and (focus is None or SOURCES_REL in focus):
             found += [
                 Use(skill.display(SOURCES_REL), ln, col, u) for u, ln, col in data.registry.urls
             ]
