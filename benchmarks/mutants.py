@@ -242,8 +242,8 @@ MUTANTS: list[Mutant] = [
     Mutant(
         "config-select-unchecked",
         "skillcheck/config.py",
-        "        if not any(c.startswith(code) for c in RULES):\n",
-        "        if False:\n",
+        "    if not any(c.startswith(code) for c in RULES):\n",
+        "    if False:\n",
         ("tests/test_config.py", "tests/test_select.py"),
         "a select/ignore prefix that starts no rule is accepted",
     ),

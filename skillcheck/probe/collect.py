@@ -60,6 +60,8 @@ class Collected:
     problems: list[Diagnostic]  # discovery problems (no skill found)
     skipped: int  # places skipped: example addresses and url-allowlist
     skipped_private: int = 0  # of those, localhost and private addresses (--allow-private)
+    docs: list[dict[str, ParsedDoc]] = field(default_factory=list)  # per skill, as loaded
+    base: Path | None = None  # the configuration's folder (per-file-ignores)
 
 
 class BadURL(ValueError):
@@ -234,4 +236,6 @@ def collect(
                 continue
             add_use(targets, use)
     problems = [d for d in loaded.problems if d.code == "SC101"]
-    return Collected(targets, loaded.skills, loaded.files, problems, skipped, private)
+    return Collected(
+        targets, loaded.skills, loaded.files, problems, skipped, private, loaded.docs, loaded.base
+    )

@@ -199,3 +199,19 @@ def test_a_file_probes_only_its_own_urls_within_its_skill(
     assert code == 1
     assert sorted({p for _, p in server.requests()}) == ["/ok", "/status/410"]
     assert "demo/SKILL.md" not in out
+
+
+def test_suppression_comments_silence_probe_findings(tmp_path: Path, server: ProbeServer) -> None:
+    root = _project(tmp_path, [])
+    (root / "demo" / "SKILL.md").write_text(
+        "---\nname: demo\ndescription: Demo skill for the probe tests.\n---\n\n"
+        f"<!-- skillcheck: ignore url-broken -->\n[gone]({server.url('/status/404')})\n\n"
+        f"[moved]({server.url('/moved')}) <!-- skillcheck: ignore SC406 -->\n\n"
+        f"[also gone]({server.url('/status/410')})\n",
+        encoding="utf-8",
+    )
+    code, out, _ = invoke("probe", "--allow-private", "--no-cache", "demo", cwd=root)
+    assert code == 1
+    assert [line.split(": ")[0:2] for line in out.splitlines() if ": SC" in line] == [
+        ["demo/SKILL.md:11:13", "SC401 " + server.url("/status/410") + " is broken"]
+    ]
