@@ -181,7 +181,7 @@ def test_per_file_ignores_globs_start_at_the_configuration_folder(tmp_path: Path
         (tmp_path / "pyproject.toml").write_text(
             f"[tool.skillcheck]\nper-file-ignores = {table}\n", encoding="utf-8"
         )
-        code, out = invoke("check", "--no-cache", "skills", cwd=tmp_path)
+        _, out = invoke("check", "--no-cache", "skills", cwd=tmp_path)
         return [line.split(": ")[0] for line in out.splitlines() if ": SC" in line]
 
     both = ["skills/a/references/p.md:3:5", "skills/b/references/p.md:3:5"]
