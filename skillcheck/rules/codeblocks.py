@@ -3,6 +3,12 @@
 ``python`` compiles; ``json``, ``yaml``, ``toml`` parse; ``bash``/``sh``/``shell`` pass
 ``bash -n`` (where bash exists). A block that is deliberately partial opts out with an
 info-string attribute that says why: ```` ```python skip="continues the block above" ````.
+
+By default (``snippets = "lenient"``) a block that fails is read again the way its readers read
+it (:mod:`skillcheck.rules.snippets`): ``...`` for what is left out, JSON comments, placeholders,
+prompts, fragments. ``snippets = "strict"``, and any block that names a file (``title=`` or
+``file=``, the blocks that ``skillcheck extract`` writes and the template tests run), get the
+plain parsers only.
 Engine commands and engine config blocks are checked by :mod:`skillcheck.rules.engineflags`.
 """
 
@@ -18,7 +24,9 @@ from collections.abc import Callable, Iterator
 from skillcheck.context import Context
 from skillcheck.diagnostics import Diagnostic
 from skillcheck.document import Fence
+from skillcheck.extract import NAME_ATTRS
 from skillcheck.registry import checker, declare
+from skillcheck.rules import snippets
 
 SHELLS = {"bash", "sh", "shell"}
 SKIP_ATTR = "skip"
@@ -108,19 +116,40 @@ def _toml(fence: Fence) -> tuple[int, int, str] | None:
     return None
 
 
+def lenient(ctx: Context, fence: Fence) -> bool:
+    """Whether a block is read as a snippet: not in strict mode, and not a block that names the
+    file it is written to (those are run as they are)."""
+    if ctx.config.snippets == "strict":
+        return False
+    return not any(fence.attrs.get(a, "").strip() for a in NAME_ATTRS)
+
+
+def _judge(
+    fence: Fence, fn: Callable[[Fence], tuple[int, int, str] | None], as_snippet: bool
+) -> tuple[int, int, str] | None:
+    """The plain parser's verdict; for a snippet that fails it, the verdict of the reading that
+    allows the conventions of documentation."""
+    result = fn(fence)
+    if result is None or not as_snippet:
+        return result
+    return LENIENT[fence.lang](fence.content)
+
+
 def _memoised(
     ctx: Context, fence: Fence, fn: Callable[[Fence], tuple[int, int, str] | None]
 ) -> tuple[int, int, str] | None:
     from skillcheck import resultmemo as memo_mod
 
+    as_snippet = lenient(ctx, fence)
     memo = memo_mod.for_config(ctx.config)
     if memo is None:
-        return fn(fence)
-    k = memo_mod.key("block-" + fence.lang, fence.content)
+        return _judge(fence, fn, as_snippet)
+    mode = "\0snippet\0" if as_snippet else ""  # a strict verdict keeps its old key
+    k = memo_mod.key("block-" + fence.lang, mode + fence.content)
     hit = memo.get(k)
     if hit is not None:
         return None if hit == "ok" else (int(hit[0]), int(hit[1]), str(hit[2]))
-    result = fn(fence)
+    result = _judge(fence, fn, as_snippet)
     memo.put(k, "ok" if result is None else list(result))
     return result
 
@@ -133,9 +162,22 @@ CHECKS = {
     "yml": ("SC603", _yaml),
     "toml": ("SC604", _toml),
 }
+LENIENT: dict[str, Callable[[str], tuple[int, int, str] | None]] = {
+    "python": snippets.python,
+    "py": snippets.python,
+    "json": snippets.json_,
+    "yaml": snippets.yaml_,
+    "yml": snippets.yaml_,
+    "toml": snippets.toml_,
+}
 
 
-def _bash_errors(blocks: list[tuple[str, Fence]]) -> dict[int, tuple[int, str]]:
+def _page_lines(msg: str, fence: Fence) -> str:
+    """A snippet's message names lines of the page, not of the block ("... on line 12")."""
+    return re.sub(r"on line (\d+)", lambda m: f"on line {fence.body_line + int(m[1]) - 1}", msg)
+
+
+def _bash_errors(blocks: list[str]) -> dict[int, tuple[int, str]]:
     """Run ``bash -n`` once over all blocks (each in its own function body); only when that
     fails, once per block to find which. Returns index -> (line in block, message)."""
     bash = shutil.which("bash")
@@ -151,15 +193,13 @@ def _bash_errors(blocks: list[tuple[str, Fence]]) -> dict[int, tuple[int, str]]:
             return True, str(exc)  # cannot judge: do not report
         return proc.returncode == 0, proc.stderr
 
-    combined = "".join(
-        f"__skillcheck_{i}() {{\n:\n{f.content}\n}}\n" for i, (_, f) in enumerate(blocks)
-    )
+    combined = "".join(f"__skillcheck_{i}() {{\n:\n{c}\n}}\n" for i, c in enumerate(blocks))
     ok, _ = run(combined)
     if ok:
         return {}
     out: dict[int, tuple[int, str]] = {}
-    for i, (_, f) in enumerate(blocks):
-        ok, err = run(f.content)
+    for i, content in enumerate(blocks):
+        ok, err = run(content)
         if not ok:
             line, msg = 1, err.strip().splitlines()[0] if err.strip() else "syntax error"
             # "bash: line 3: syntax error near unexpected token `fi'"
@@ -199,6 +239,8 @@ def check_blocks(ctx: Context) -> Iterator[Diagnostic]:
             problem = _memoised(ctx, fence, fn)
             if problem is not None:
                 line, col, msg = problem
+                if lenient(ctx, fence):
+                    msg = _page_lines(msg, fence)
                 yield ctx.diag(
                     rel,
                     fence.body_line + line - 1,
@@ -207,7 +249,8 @@ def check_blocks(ctx: Context) -> Iterator[Diagnostic]:
                     f"{fence.lang} block does not parse: {msg}",
                     'fix it, or mark a deliberate fragment with skip="why"',
                 )
-    for i, (line, msg) in sorted(_bash_errors(shells).items()):
+    scripts = [snippets.shell(f.content) if lenient(ctx, f) else f.content for _, f in shells]
+    for i, (line, msg) in sorted(_bash_errors(scripts).items()):
         rel, fence = shells[i]
         yield ctx.diag(
             rel,
