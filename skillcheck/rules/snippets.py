@@ -159,12 +159,25 @@ def _compile(src: str) -> SyntaxError | None:
 def _empty_body(text: Text, header: int) -> bool:
     """Give the compound statement that starts on rewritten line ``header`` a ``...`` body
     (its body is only comments: the words stand for the code)."""
-    for i in range(header - 1, min(header + 20, len(text.lines))):
-        end = _code_end(text.lines[i])
-        if text.lines[i][:end].endswith(":"):
-            text.replace(i, end, end, " ...")
-            return True
-    return False
+    lines = text.lines
+    for i in range(header - 1, min(header + 20, len(lines))):
+        end = _code_end(lines[i])
+        if lines[i][:end].endswith(":"):
+            break
+    else:
+        return False
+    said = lines[i][end:].strip().startswith("#")
+    for k in range(i + 1, len(lines)):
+        stripped = lines[k].strip()
+        if stripped.startswith("#"):
+            said = True
+        elif stripped:
+            break
+    else:
+        said = True  # the block ends: the body is left out
+    if said:
+        text.replace(i, end, end, " ...")
+    return said
 
 
 def _wrap(text: Text) -> None:
@@ -476,6 +489,18 @@ def yaml_(src: str) -> Problem | None:
     return None
 
 
+def _toml_place(msg: str, lines: list[str]) -> tuple[str, int, int]:
+    """tomllib's message without its place, and the place: "(at line 3, column 5)", or "(at
+    end of document)" for the end of the last line."""
+    m = re.search(r" \(at line (\d+), column (\d+)\)$", msg)
+    if m:
+        return msg[: m.start()], int(m.group(1)), int(m.group(2))
+    if msg.endswith(" (at end of document)"):
+        last = len(lines) - 1 if len(lines) > 1 and not lines[-1] else len(lines)
+        return msg[: -len(" (at end of document)")], last, len(lines[last - 1]) + 1
+    return msg, 1, 1
+
+
 def toml_(src: str) -> Problem | None:
     """Placeholders quoted, ``= ...`` values, and a table or key declared again as an
     alternative (a comment introduces it): each alternative is read on its own."""
@@ -490,10 +515,7 @@ def toml_(src: str) -> Problem | None:
             tomllib.loads("\n".join(lines))
             return None
         except tomllib.TOMLDecodeError as exc:
-            msg = str(exc)
-            m = re.search(r" \(at line (\d+), column (\d+)\)$", msg)
-            line, col = (int(m.group(1)), int(m.group(2))) if m else (1, 1)
-            msg = msg[: m.start()] if m else msg
+            msg, line, col = _toml_place(str(exc), lines)
             again = msg.startswith(("Cannot declare", "Cannot overwrite"))
             if not (again and 1 < line <= len(lines) and _annotated(lines, line - 1)):
                 return line, col, msg
