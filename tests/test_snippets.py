@@ -43,8 +43,16 @@ def test_an_added_line_maps_to_the_next_original_one() -> None:
 
 
 def test_python_base_rewrites_each_convention_in_place() -> None:
-    base = snippets._python_base("f(a=1, ...)\nx = [1, …]\nrun(<model-id>, $KEY)\n%time g()")
-    assert base.lines == ["f(a=1,    )", "x = [1,    ]", "run(_model_id_, _KEY)", "#time g()"]
+    base = snippets._python_base(
+        "f(a=1, ...)\nx = [1, …]\nrun(<model-id>, $KEY)\n%time g()\nk((b,), (args...))"
+    )
+    assert base.lines == [
+        "f(a=1,    )",
+        "x = [1,    ]",
+        "run(_model_id_, _KEY)",
+        "#time g()",
+        "k((b,), (args   ))",
+    ]
 
 
 def test_python_session_drops_prompts_and_output() -> None:
@@ -119,6 +127,7 @@ def test_json_doubled_comma_is_still_an_error() -> None:
         '"x",\n"y"\n',
         '"k": 1  // one\n"k": 2  // other\n',
         "{ANALYSIS_PARAMETERS}",
+        '{"value": [{ ... one observation ... }, { ... }]}',
         '{"key": <your-key>}',
     ],
 )

@@ -31,11 +31,20 @@ from skillcheck.rules import snippets
 SHELLS = {"bash", "sh", "shell"}
 SKIP_ATTR = "skip"
 
-declare("SC601", "python-syntax", "error", "A python block does not compile.")
-declare("SC602", "json-syntax", "error", "A json block does not parse.")
-declare("SC603", "yaml-syntax", "error", "A yaml block does not parse.")
-declare("SC604", "toml-syntax", "error", "A toml block does not parse.")
-declare("SC605", "shell-syntax", "error", "A bash/sh/shell block fails 'bash -n'.")
+# Errors in both modes: once the conventions of documentation are allowed, what fails is what
+# an agent that copies the block into a file, a request or a terminal trips on (README.md).
+declare(
+    "SC601", "python-syntax", "error", "A python block does not compile, even read as a snippet."
+)
+declare("SC602", "json-syntax", "error", "A json block does not parse, even read as a snippet.")
+declare("SC603", "yaml-syntax", "error", "A yaml block does not parse, even read as a snippet.")
+declare("SC604", "toml-syntax", "error", "A toml block does not parse, even read as a snippet.")
+declare(
+    "SC605",
+    "shell-syntax",
+    "error",
+    "A bash/sh/shell block fails 'bash -n', even read as a snippet.",
+)
 declare(
     "SC606",
     "skip-without-reason",

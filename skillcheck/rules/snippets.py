@@ -97,6 +97,8 @@ _PROMPT = re.compile(r"^(>>>|\.\.\.)( |$)")
 _MAGIC = re.compile(r"^\s*[%!]")
 # ``...`` standing for items of a call, list or dict: followed by a comma, or the last one
 _ELLIPSIS_ITEM = re.compile(r"(?<=[(\[{,])\s*\.\.\.\s*,|(?<=[(\[{,])\s*\.\.\.(?=\s*[)\]}]|\s*$)")
+# ``args...`` : "the rest of the arguments"
+_NAMED_REST = re.compile(r"(?<=\w)\.\.\.(?=\s*[,)\]])")
 _ELLIPSIS_LINE = re.compile(r"^\s*\.\.\.\s*,?")
 _ANGLE = re.compile(r"(?<![\w)\]<])<([A-Za-z][\w.-]*)>")
 _DOLLAR = re.compile(r"\$(?=[A-Za-z_{])")
@@ -129,6 +131,7 @@ def _python_base(src: str) -> Text:
             text.replace(i, k, k + 1, "#")
     _sub_all(text, re.compile("…"), lambda m: "...")
     _sub_all(text, _ELLIPSIS_ITEM, lambda m: " " * len(m.group(0)))
+    _sub_all(text, _NAMED_REST, lambda m: " " * len(m.group(0)))
     last = ""
     for i, line in enumerate(text.lines):
         m = _ELLIPSIS_LINE.match(line)
@@ -305,6 +308,7 @@ def _eol(src: str, i: int) -> int:
     return len(src) if j < 0 else j
 
 
+_JSON_ELIDED = re.compile(r"\.\.\.[^\"{}\[\],:\n]*?\.\.\.")
 # a template's slot where a value goes: {{name}}, {NAME}
 _JSON_SLOT = re.compile(r"\{\{[^{}\n]*\}\}|\{[A-Z][A-Z0-9_]*\}")
 
@@ -329,7 +333,8 @@ def _json_blank(src: str) -> str:
             j = src.find("*/", i + 2)
             j = n if j < 0 else j + 2
         elif src.startswith("...", i) or ch == "…":
-            j = i + (1 if ch == "…" else 3)
+            prose = _JSON_ELIDED.match(src, i)  # "{ ... one object per row ... }"
+            j = prose.end() if prose else i + (1 if ch == "…" else 3)
             if last == ":":
                 out[i] = "0"
                 i += 1
