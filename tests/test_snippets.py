@@ -218,3 +218,16 @@ def test_memo_keeps_strict_and_lenient_verdicts_apart(tmp_path: Path) -> None:
     assert [d.code for d in lenient.diagnostics] == []
     assert [d.code for d in strict.diagnostics] == ["SC602"]
     assert [d.code for d in again.diagnostics] == []
+
+
+def test_a_shell_block_that_passes_plainly_is_not_rewritten(tmp_path: Path) -> None:
+    # read as a transcript, the second line would be output and the '&&' would dangle
+    skill = tmp_path / "s"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text(
+        "---\nname: s\ndescription: A block. Use in tests.\n---\n\n"
+        "```bash\n$ make &&\n  make install\n```\n",
+        encoding="utf-8",
+    )
+    assert snippets.shell("$ make &&\n  make install\n") == "  make &&\n\n"
+    assert run([skill], Config(cache=False), tmp_path).diagnostics == []

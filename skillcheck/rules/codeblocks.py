@@ -222,6 +222,21 @@ def _bash_errors(blocks: list[str]) -> dict[int, tuple[int, str]]:
     return out
 
 
+def _shell_errors(ctx: Context, fences: list[Fence]) -> dict[int, tuple[int, str]]:
+    """``bash -n`` on every block; a snippet that fails is tried again as the reader reads it
+    (placeholders, a transcript's commands), so what passes plainly is never re-judged."""
+    errors = _bash_errors([f.content for f in fences])
+    again = [i for i in sorted(errors) if lenient(ctx, fences[i])]
+    if again:
+        second = _bash_errors([snippets.shell(fences[i].content) for i in again])
+        for k, i in enumerate(again):
+            if k in second:
+                errors[i] = second[k]
+            else:
+                del errors[i]
+    return errors
+
+
 @checker("SC6")
 def check_blocks(ctx: Context) -> Iterator[Diagnostic]:
     shells: list[tuple[str, Fence]] = []
@@ -258,8 +273,7 @@ def check_blocks(ctx: Context) -> Iterator[Diagnostic]:
                     f"{fence.lang} block does not parse: {msg}",
                     'fix it, or mark a deliberate fragment with skip="why"',
                 )
-    scripts = [snippets.shell(f.content) if lenient(ctx, f) else f.content for _, f in shells]
-    for i, (line, msg) in sorted(_bash_errors(scripts).items()):
+    for i, (line, msg) in sorted(_shell_errors(ctx, [f for _, f in shells]).items()):
         rel, fence = shells[i]
         yield ctx.diag(
             rel,
