@@ -169,6 +169,8 @@ def test_toml_alternatives_are_read_one_by_one() -> None:
         ("sort < in.txt > out.txt 2>&1", "sort < in.txt > out.txt 2>&1"),
         ("diff <(ls a) <(ls b)", "diff <(ls a) <(ls b)"),
         ("$ ls \\\n  -l\ntotal 0\n$ pwd\n/", "  ls \\\n  -l\n\n  pwd\n"),
+        ("$ make &&\n  make install\nok", "  make &&\n  make install\n"),
+        ("$ for i in 1 2; do\n> echo $i\n> done\n1\n2", "  for i in 1 2; do\n  echo $i\n  done\n\n"),
     ],
 )
 def test_shell_rewrites_keep_lines_and_lengths(src: str, out: str) -> None:
@@ -221,13 +223,13 @@ def test_memo_keeps_strict_and_lenient_verdicts_apart(tmp_path: Path) -> None:
 
 
 def test_a_shell_block_that_passes_plainly_is_not_rewritten(tmp_path: Path) -> None:
-    # read as a transcript, the second line would be output and the '&&' would dangle
+    # read as a transcript, the second line would be output and the quote would not close
     skill = tmp_path / "s"
     skill.mkdir()
     (skill / "SKILL.md").write_text(
         "---\nname: s\ndescription: A block. Use in tests.\n---\n\n"
-        "```bash\n$ make &&\n  make install\n```\n",
+        '```bash\n$ echo "first\nsecond"\n```\n',
         encoding="utf-8",
     )
-    assert snippets.shell("$ make &&\n  make install\n") == "  make &&\n\n"
+    assert snippets.shell('$ echo "first\nsecond"\n') == '  echo "first\n\n'
     assert run([skill], Config(cache=False), tmp_path).diagnostics == []

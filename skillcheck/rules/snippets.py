@@ -532,6 +532,7 @@ def toml_(src: str) -> Problem | None:
 
 _PLACEHOLDER = re.compile(r"(?<![<\w])<([A-Za-z][\w./:@+=,-]*(?: [\w./:@+=,-]+)*)>")
 _SHELL_PROMPT = re.compile(r"^(\s*)\$ ")
+_SHELL_MORE = re.compile(r"^> ")  # the prompt of a command's next line
 
 
 def shell(src: str) -> str:
@@ -540,14 +541,15 @@ def shell(src: str) -> str:
     lines = src.split("\n")
     code = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
     if code and _SHELL_PROMPT.match(code[0]):
-        going = False
+        typed = going = False  # a command line above; it goes on (\, &&, ||, |)
         for i, line in enumerate(lines):
-            m = _SHELL_PROMPT.match(line)
+            m = _SHELL_PROMPT.match(line) or (typed and _SHELL_MORE.match(line))
             if m:
                 lines[i] = " " * m.end() + line[m.end() :]
             elif not going:
                 lines[i] = ""  # output
-            going = lines[i].rstrip().endswith("\\")
+            typed = bool(m) or going
+            going = typed and lines[i].rstrip().endswith(("\\", "&&", "||", "|"))
     return "\n".join(
         _PLACEHOLDER.sub(lambda m: "_" + re.sub(r"\s", "_", m.group(1)) + "_", ln) for ln in lines
     )
