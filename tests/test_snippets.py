@@ -170,7 +170,10 @@ def test_toml_alternatives_are_read_one_by_one() -> None:
         ("diff <(ls a) <(ls b)", "diff <(ls a) <(ls b)"),
         ("$ ls \\\n  -l\ntotal 0\n$ pwd\n/", "  ls \\\n  -l\n\n  pwd\n"),
         ("$ make &&\n  make install\nok", "  make &&\n  make install\n"),
-        ("$ for i in 1 2; do\n> echo $i\n> done\n1\n2", "  for i in 1 2; do\n  echo $i\n  done\n\n"),
+        (
+            "$ for i in 1 2; do\n> echo $i\n> done\n1\n2",
+            "  for i in 1 2; do\n  echo $i\n  done\n\n",
+        ),
     ],
 )
 def test_shell_rewrites_keep_lines_and_lengths(src: str, out: str) -> None:
