@@ -37,6 +37,18 @@ def test_an_added_line_maps_to_the_next_original_one() -> None:
     assert text.place(1, 1) == (1, 1)
     assert text.place(2, 5) == (1, 1)
     assert text.place(3, 1) == (2, 1)
+    text.lines.append("def _(): ...")  # as the decorator reading adds one at the end
+    text.origin.append(0)
+    text.cols.append([(0, 0)])
+    assert text.place(4, 9) == (2, 1)
+
+
+def test_decorators_without_a_function_then_a_real_error() -> None:
+    assert snippets.python("@settings(max_examples=10)\n@settings(max_examples=\n") == (
+        2,
+        10,
+        "'(' was never closed",
+    )
 
 
 # -- Python ------------------------------------------------------------------------------

@@ -65,10 +65,12 @@ class Text:
     def place(self, line: int, col: int) -> tuple[int, int]:
         """The original (line, column), 1-based, of a 1-based place in the rewritten text."""
         i = min(max(line, 1), len(self.lines)) - 1
-        while i < len(self.lines) - 1 and self.origin[i] == 0:
-            i += 1
-        orig = self.origin[i] or 1
-        return orig, max(self._orig_col(i, max(col, 1) - 1) + 1, 1)
+        if self.origin[i]:
+            return self.origin[i], max(self._orig_col(i, max(col, 1) - 1) + 1, 1)
+        # a line the reading added: the original line after it, else the one before it
+        after = [o for o in self.origin[i:] if o]
+        before = [o for o in self.origin[:i] if o]
+        return (after[0] if after else before[-1] if before else 1), 1
 
 
 def _code_end(line: str) -> int:
@@ -94,6 +96,7 @@ def _sub_all(text: Text, pattern: re.Pattern[str], make: Callable[[re.Match[str]
 # -- Python ------------------------------------------------------------------------------
 
 _PROMPT = re.compile(r"^(>>>|\.\.\.)( |$)")
+_UNICODE_ELLIPSIS = re.compile("…")
 _MAGIC = re.compile(r"^\s*[%!]")
 # ``...`` standing for items of a call, list or dict: followed by a comma, or the last one
 _ELLIPSIS_ITEM = re.compile(r"(?<=[(\[{,])\s*\.\.\.\s*,|(?<=[(\[{,])\s*\.\.\.(?=\s*[)\]}]|\s*$)")
@@ -129,7 +132,7 @@ def _python_base(src: str) -> Text:
         if _MAGIC.match(line):
             k = len(line) - len(line.lstrip())
             text.replace(i, k, k + 1, "#")
-    _sub_all(text, re.compile("…"), lambda m: "...")
+    _sub_all(text, _UNICODE_ELLIPSIS, lambda m: "...")
     _sub_all(text, _ELLIPSIS_ITEM, lambda m: " " * len(m.group(0)))
     _sub_all(text, _NAMED_REST, lambda m: " " * len(m.group(0)))
     last = ""
