@@ -248,3 +248,15 @@ def test_a_shell_block_that_passes_plainly_is_not_rewritten(tmp_path: Path) -> N
     )
     assert snippets.shell('$ echo "first\nsecond"\n') == '  echo "first\n\n'
     assert run([skill], Config(cache=False), tmp_path).diagnostics == []
+
+
+def test_every_line_a_python_message_names_is_a_block_line() -> None:
+    text = snippets.Text.of("f(a,\n  b]")
+    text.insert_line(0, "def _():")  # a reading that added a line above the block
+    err = SyntaxError("closing parenthesis ']' does not match opening parenthesis '(' on line 2")
+    err.lineno, err.offset = 3, 4
+    assert snippets._told(text, err) == (
+        2,
+        4,
+        "closing parenthesis ']' does not match opening parenthesis '(' on line 1",
+    )

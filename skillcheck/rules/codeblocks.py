@@ -182,8 +182,8 @@ LENIENT: dict[str, Callable[[str], tuple[int, int, str] | None]] = {
 
 
 def _page_lines(msg: str, fence: Fence) -> str:
-    """A snippet's message names lines of the page, not of the block ("... on line 12")."""
-    return re.sub(r"on line (\d+)", lambda m: f"on line {fence.body_line + int(m[1]) - 1}", msg)
+    """A Python snippet's message names lines of the page, not of the block ("... on line 12")."""
+    return snippets.ON_LINE.sub(lambda m: f"on line {fence.body_line + int(m[1]) - 1}", msg)
 
 
 def _bash_errors(blocks: list[str]) -> dict[int, tuple[int, str]]:
@@ -263,7 +263,7 @@ def check_blocks(ctx: Context) -> Iterator[Diagnostic]:
             problem = _memoised(ctx, fence, fn)
             if problem is not None:
                 line, col, msg = problem
-                if lenient(ctx, fence):
+                if code == "SC601" and lenient(ctx, fence):
                     msg = _page_lines(msg, fence)
                 yield ctx.diag(
                     rel,

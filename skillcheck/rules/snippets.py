@@ -106,6 +106,7 @@ _ELLIPSIS_LINE = re.compile(r"^\s*\.\.\.\s*,?")
 _ANGLE = re.compile(r"(?<![\w)\]<])<([A-Za-z][\w.-]*)>")
 _DOLLAR = re.compile(r"\$(?=[A-Za-z_{])")
 _INDENT_AFTER = re.compile(r"expected an indented block after .* on line (\d+)")
+ON_LINE = re.compile(r"\bon line (\d+)")  # "... does not match opening parenthesis '(' on line 2"
 _WRAP = (
     "outside function",
     "outside async function",
@@ -217,9 +218,7 @@ def _decorators_alone(text: Text) -> bool:
     if not code or not code[-1].lstrip().startswith("@"):
         return False
     pad = code[-1][: len(code[-1]) - len(code[-1].lstrip())]
-    text.lines.append(pad + "def _(): ...")
-    text.origin.append(0)
-    text.cols.append([(0, 0)])
+    text.insert_line(len(text.lines), pad + "def _(): ...")
     return True
 
 
@@ -280,9 +279,9 @@ def _told(text: Text, err: SyntaxError) -> Problem:
     line, col = text.place(err.lineno or 1, err.offset or 1)
 
     def block_line(m: re.Match[str]) -> str:
-        return m.group(0).replace(f"line {m[1]}", f"line {text.place(int(m[1]), 1)[0]}")
+        return f"on line {text.place(int(m[1]), 1)[0]}"
 
-    return line, col, _INDENT_AFTER.sub(block_line, err.msg or "invalid syntax")
+    return line, col, ON_LINE.sub(block_line, err.msg or "invalid syntax")
 
 
 def _furthest(found: list[tuple[Text, SyntaxError]]) -> Problem:
