@@ -47,6 +47,7 @@ class Config:
     cache: bool = True
     cache_dir: str | None = None
     jobs: int = 0
+    snippets: str = "lenient"  # how code blocks are read: "lenient" or "strict" (SNIPPET_MODES)
     # probe
     timeout: float = 10.0
     retries: int = 2
@@ -76,6 +77,7 @@ def _key_name(field_name: str) -> str:
 
 ALLOWED_KEYS = sorted(_key_name(n) for n in FIELDS)
 POSITIVE = {"timeout", "concurrency", "per_host"}  # zero would never finish a probe
+SNIPPET_MODES = ("lenient", "strict")
 
 
 def _suggest(raw: str, rules: Mapping[str, Any]) -> str:
@@ -177,6 +179,12 @@ def _coerce(name: str, value: Any, where: str) -> Any:
         return _engine_pins(value, key, where)
     if name == "per_file_ignores":
         return _per_file_ignores(value, key, where)
+    if name == "snippets":
+        if value not in SNIPPET_MODES:
+            raise ConfigError(
+                f"{where}: '{key}' must be one of: {', '.join(SNIPPET_MODES)} (got {value!r})"
+            )
+        return value
     if isinstance(default, tuple):
         if isinstance(value, str):
             value = [value]

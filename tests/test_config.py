@@ -61,6 +61,7 @@ KEYS: dict[str, tuple[str, Any, list[str]]] = {
     "cache": ("false", False, ['"false"', "0"]),
     "cache-dir": ('"/tmp/x"', "/tmp/x", ['""', "1", "true", '["/tmp"]']),
     "jobs": ("0", 0, ["-1", "1.0", '"4"', "true"]),
+    "snippets": ('"strict"', "strict", ['"Strict"', '"loose"', '""', "true", '["strict"]']),
     "timeout": ("0.5", 0.5, ["0", "-1", "nan", "inf", '"10"', "true"]),
     "retries": ("0", 0, ["-1", "2.5", '"2"', "false"]),
     "concurrency": ("1", 1, ["0", "-1", "1.5", "true"]),
@@ -121,6 +122,7 @@ def test_invalid_value_is_a_config_error(tmp_path: Path, key: str, text: str) ->
             "'docs/*.md': 'broken-links' is not a rule code, prefix or name (SC followed by 1 to "
             "3 digits, e.g. SC2 or SC201); did you mean broken-link?",
         ),
+        ("snippets", '"loose"', "must be one of: lenient, strict (got 'loose')"),
     ],
 )
 def test_cli_reports_a_bad_value_as_a_usage_error(
@@ -146,7 +148,8 @@ def test_defaults_without_a_table(tmp_path: Path) -> None:
         cfg.strict,
         cfg.cache,
         cfg.jobs,
-    ) == (500, 5000, 300, 2_000_000, 180, False, True, 0)
+        cfg.snippets,
+    ) == (500, 5000, 300, 2_000_000, 180, False, True, 0, "lenient")
 
 
 def test_table_that_is_not_a_table(tmp_path: Path) -> None:
