@@ -126,9 +126,12 @@ def _toml(fence: Fence) -> tuple[int, int, str] | None:
 
 
 def lenient(ctx: Context, fence: Fence) -> bool:
-    """Whether a block is read as a snippet: not in strict mode, and not a block that names the
-    file it is written to (those are run as they are)."""
+    """Whether a block is read as a snippet: not in strict mode, not a block that names the
+    file it is written to (those are run as they are), and not an engine config file
+    (``engine="vllm"``: the engine loads it as written)."""
     if ctx.config.snippets == "strict":
+        return False
+    if fence.attrs.get("engine", "").strip():
         return False
     return not any(fence.attrs.get(a, "").strip() for a in NAME_ATTRS)
 
