@@ -109,7 +109,7 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "reach-first-depth",
-        "skillcheck/rules/links.py",
+        "skillcheck/reach.py",
         "if nxt not in depth or d < depth[nxt]:",
         "if nxt not in depth:",
         ("tests/test_reach.py",),
@@ -117,7 +117,7 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "reach-script-folder-costs",
-        "skillcheck/rules/links.py",
+        "skillcheck/reach.py",
         "steps = [(nxt, 0) for nxt in by_folder[folder]] + steps",
         "steps = [(nxt, 1) for nxt in by_folder[folder]] + steps",
         ("tests/test_reach.py",),

@@ -45,6 +45,8 @@ class Config:
     cache: bool = True
     cache_dir: str | None = None
     jobs: int = 0
+    # the severity of SC208 (a file SKILL.md does not reach): "warning" or "error"
+    orphans: str = "warning"
     # probe
     timeout: float = 10.0
     retries: int = 2
@@ -74,6 +76,7 @@ def _key_name(field_name: str) -> str:
 
 ALLOWED_KEYS = sorted(_key_name(n) for n in FIELDS)
 POSITIVE = {"timeout", "concurrency", "per_host"}  # zero would never finish a probe
+CHOICES = {"orphans": ("warning", "error")}  # keys whose value is one of a few words
 
 
 def _suggest(raw: str, rules: Mapping[str, Any]) -> str:
@@ -139,6 +142,13 @@ def _coerce(name: str, value: Any, where: str) -> Any:
     key = _key_name(name)
     if name == "engine_pins":
         return _engine_pins(value, key, where)
+    if name in CHOICES:
+        if value not in CHOICES[name]:
+            raise ConfigError(
+                f"{where}: '{key}' must be one of {', '.join(map(repr, CHOICES[name]))}, "
+                f"not {value!r}"
+            )
+        return value
     if isinstance(default, tuple):
         if isinstance(value, str):
             value = [value]

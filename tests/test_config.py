@@ -49,6 +49,7 @@ KEYS: dict[str, tuple[str, Any, list[str]]] = {
     "cache": ("false", False, ['"false"', "0"]),
     "cache-dir": ('"/tmp/x"', "/tmp/x", ['""', "1", "true", '["/tmp"]']),
     "jobs": ("0", 0, ["-1", "1.0", '"4"', "true"]),
+    "orphans": ('"error"', "error", ['"errors"', '"Error"', '""', "true", '["error"]']),
     "timeout": ("0.5", 0.5, ["0", "-1", "nan", "inf", '"10"', "true"]),
     "retries": ("0", 0, ["-1", "2.5", '"2"', "false"]),
     "concurrency": ("1", 1, ["0", "-1", "1.5", "true"]),
@@ -103,6 +104,7 @@ def test_invalid_value_is_a_config_error(tmp_path: Path, key: str, text: str) ->
         ("ignore", '[""]', "must not hold an empty string"),
         ("engine-pins", '{ vlm = "0.33.0" }', "unknown engine 'vlm'; known engines: "),
         ("exclude", "[1]", "must be a list of strings"),
+        ("orphans", '"fatal"', "must be one of 'warning', 'error', not 'fatal'"),
     ],
 )
 def test_cli_reports_a_bad_value_as_a_usage_error(
