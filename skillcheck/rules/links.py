@@ -245,7 +245,7 @@ def _check_target(
         return
     stripped = strip_prefix(path, ctx.skill.root.name)
     if stripped is not None:  # {baseDir}/references/x.md: from the skill root
-        path = stripped[1]
+        path, col = stripped[1], col + len(stripped[0])
         resolved = join("", path)
     elif is_absolute(path):
         yield ctx.diag(
