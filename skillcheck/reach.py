@@ -42,13 +42,17 @@ def _is_script(rel: str) -> bool:
 
 @dataclass
 class Mentions:
-    """Resolves the words of a page that may name a file (``ParsedDoc.mentions``)."""
+    """Resolves the words of a page that may name a file (``ParsedDoc.mentions``). A folder
+    counts below the top level only: ``assets/fonts/`` reaches the files in it, a bare
+    ``assets/`` (a kind of file, not a place) reaches none."""
 
     ctx: Context
     by_name: dict[str, list[str]] = field(default_factory=dict)
     by_lower: dict[str, list[str]] = field(default_factory=dict)
+    files: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
+        self.files = set(self.ctx.skill.files)
         for f in self.ctx.skill.files:
             base = f.rsplit("/", 1)[-1]
             self.by_name.setdefault(base, []).append(f)
@@ -70,7 +74,7 @@ class Mentions:
             if not joined:
                 continue
             ok, fix = self.ctx.lookup(joined)
-            if ok:
+            if ok and (joined in self.files or "/" in joined):  # not a bare "assets/"
                 return [joined], None, path
             case_fix = case_fix or fix
         if "/" in path or case_fix:
