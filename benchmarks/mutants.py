@@ -581,8 +581,8 @@ MUTANTS: list[Mutant] = [
     Mutant(
         "mention-case-not-reached",
         "skillcheck/rules/links.py",
-        "            reach(rel, case_fix)\n            if doc.is_example(line, col):",
-        "            if doc.is_example(line, col):",
+        "            reach(rel, case_fix)\n            if doc.is_example(line, col) or",
+        "            if doc.is_example(line, col) or",
         FIXTURE_TESTS,
         "a name that differs from its file only in case leaves the file an orphan",
         fixtures=True,

@@ -180,8 +180,8 @@ def _mentions(
             if case_fix is None or (rel, case_fix) in case_done or case_fix == rel:
                 continue
             reach(rel, case_fix)
-            if doc.is_example(line, col):
-                continue
+            if doc.is_example(line, col) or case_fix == ctx.skill.skill_md:
+                continue  # "SKILL.md" names the entry point, whichever case it is saved in
             case_done.add((rel, case_fix))
             yield ctx.diag(
                 rel,
