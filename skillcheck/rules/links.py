@@ -12,7 +12,7 @@ from skillcheck.diagnostics import Diagnostic
 from skillcheck.document import ParsedDoc
 from skillcheck.linktargets import is_absolute, is_external, join, split_target
 from skillcheck.mentions import strip_prefix
-from skillcheck.reach import Mentions, is_md, metadata_files, metadata_targets, orphans
+from skillcheck.reach import Mentions, metadata_files, metadata_targets, orphans
 from skillcheck.registry import checker, declare
 
 TEXT_FENCES = {"text", "txt", "plain", "plaintext", ""}
@@ -105,7 +105,8 @@ def _anchor_problem(ctx: Context, target_rel: str, frag: str) -> str | None:
     )
 
 
-_is_md = is_md
+def _is_md(rel: str) -> bool:
+    return rel.lower().endswith((".md", ".markdown"))
 
 
 _TEMPLATE_WORD = re.compile(r"(?i)\btemplate\b")
@@ -243,7 +244,7 @@ def _check_target(
                     rel, line, col, "SC204", f"no heading or id '{frag}' in this file", hint
                 )
         return
-    stripped = strip_prefix(path, ctx.skill.root.name)
+    stripped = _skill_dir_prefix(ctx, rel, path)
     if stripped is not None:  # {baseDir}/references/x.md: from the skill root
         path, col = stripped[1], col + len(stripped[0])
         resolved = join("", path)
@@ -270,6 +271,17 @@ def _check_target(
         )
         return
     yield from _check_local_file(ctx, rel, path, frag, resolved, line, col, reach, case_done)
+
+
+def _skill_dir_prefix(ctx: Context, rel: str, path: str) -> tuple[str, str] | None:
+    """(prefix, rest) when a link's path starts with a placeholder for the skill folder
+    (``{baseDir}/``) and does not name a file as written (``skills/NAME/`` may be a real
+    folder)."""
+    stripped = strip_prefix(path, ctx.skill.root.name)
+    if stripped is None or is_absolute(path):
+        return stripped
+    literal = ctx.resolve(rel, path)
+    return None if literal and ctx.lookup(literal)[0] else stripped
 
 
 def _check_local_file(
