@@ -5,8 +5,9 @@ A page reaches a file when it links it, names its pack path in code, or mentions
 in its text (:class:`Mentions`): a path from the page's folder or the skill root, a path behind
 a placeholder for the skill folder (``{baseDir}/``, see
 :data:`skillcheck.mentions.SKILL_DIR_PREFIXES`), or a bare file name that sits next to the page
-or is the only file of that name in the skill. Client metadata files (``agents/*.yaml``) are
-read by the client, as SKILL.md is, and reach the files their string values name.
+or is the only file of that name in the skill. Client metadata files (YAML and JSON files in
+the skill's top folder and in ``agents/``, such as ``agents/openai.yaml``) are read by the
+client, as SKILL.md is, and reach the files their string values name.
 """
 
 from __future__ import annotations
@@ -25,8 +26,10 @@ from skillcheck.linktargets import join
 from skillcheck.mentions import strip_prefix
 
 PACK_DIRS = ("references", "assets", "data", "scripts")
-# client metadata files: read by an agent client beside SKILL.md
-METADATA_GLOBS = ("agents/*.yaml", "agents/*.yml", "agents/*.json")
+# client metadata files, read by an agent client beside SKILL.md: YAML and JSON files in the
+# skill's top folder and in agents/ (agents/openai.yaml)
+METADATA_FOLDERS = ("", "agents/")
+METADATA_SUFFIXES = (".yaml", ".yml", ".json")
 METADATA_MAX_BYTES = 100_000
 
 Reach = Callable[[str, str], None]
@@ -99,7 +102,11 @@ class Mentions:
 
 
 def metadata_files(ctx: Context) -> list[str]:
-    return [f for f in ctx.skill.files if any(fnmatch.fnmatchcase(f, g) for g in METADATA_GLOBS)]
+    return [
+        f
+        for f in ctx.skill.files
+        if f.endswith(METADATA_SUFFIXES) and f[: f.rfind("/") + 1] in METADATA_FOLDERS
+    ]
 
 
 def _strings(value: Any) -> Iterator[str]:
