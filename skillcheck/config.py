@@ -48,6 +48,8 @@ class Config:
     cache_dir: str | None = None
     jobs: int = 0
     snippets: str = "lenient"  # how code blocks are read: "lenient" or "strict" (SNIPPET_MODES)
+    # the severity of SC208 (a file SKILL.md does not reach): "warning" or "error"
+    orphans: str = "warning"
     # probe
     timeout: float = 10.0
     retries: int = 2
@@ -78,6 +80,8 @@ def _key_name(field_name: str) -> str:
 ALLOWED_KEYS = sorted(_key_name(n) for n in FIELDS)
 POSITIVE = {"timeout", "concurrency", "per_host"}  # zero would never finish a probe
 SNIPPET_MODES = ("lenient", "strict")
+# keys whose value is one of a few words
+CHOICES = {"orphans": ("warning", "error"), "snippets": SNIPPET_MODES}
 
 
 def _suggest(raw: str, rules: Mapping[str, Any]) -> str:
@@ -177,14 +181,15 @@ def _coerce(name: str, value: Any, where: str) -> Any:
     key = _key_name(name)
     if name == "engine_pins":
         return _engine_pins(value, key, where)
-    if name == "per_file_ignores":
-        return _per_file_ignores(value, key, where)
-    if name == "snippets":
-        if value not in SNIPPET_MODES:
+    if name in CHOICES:
+        if value not in CHOICES[name]:
             raise ConfigError(
-                f"{where}: '{key}' must be one of: {', '.join(SNIPPET_MODES)} (got {value!r})"
+                f"{where}: '{key}' must be one of {', '.join(map(repr, CHOICES[name]))}, "
+                f"not {value!r}"
             )
         return value
+    if name == "per_file_ignores":
+        return _per_file_ignores(value, key, where)
     if isinstance(default, tuple):
         if isinstance(value, str):
             value = [value]

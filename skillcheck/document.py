@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from skillcheck.mentions import example_regions, has_fill_in, scan_mentions
 from skillcheck.slugs import Slugger
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
-PARSER_VERSION = "9"
+PARSER_VERSION = "10"
 
 
 @dataclass
@@ -111,11 +112,26 @@ class ParsedDoc:
     code_spans: list[CodeSpan] = field(default_factory=list)
     html_comments: list[tuple[str, int]] = field(default_factory=list)
     urls: list[tuple[str, int, int]] = field(default_factory=list)  # every http(s) URL in text
+    # words that may name a file (text, line, column), the regions that present paths as
+    # examples (line, first column, end column), and whether the page has fill-in fields
+    mentions: list[tuple[str, int, int]] = field(default_factory=list)
+    examples: list[tuple[int, int, int]] = field(default_factory=list)
+    fill_in: bool = False
     suppressions: list[Suppression] = field(default_factory=list)
 
     @property
     def anchors(self) -> set[str]:
         return {h.slug for h in self.headings} | {a for a, _ in self.html_anchors}
+
+    def is_example(self, line: int, column: int) -> bool:
+        """Whether the text at ``line:column`` is presented as an example (see
+        :func:`skillcheck.mentions.example_regions`)."""
+        k = bisect.bisect_right(self.examples, (line, column, 10**9))
+        while k > 0 and self.examples[k - 1][0] == line:
+            k -= 1
+            if self.examples[k][1] <= column < self.examples[k][2]:
+                return True
+        return False
 
 
 @lru_cache(maxsize=1)
@@ -498,6 +514,9 @@ def parse(text: str) -> ParsedDoc:
     env: dict[str, Any] = {}
     tokens = _md().parse("\n".join(body_lines), env)
     refs: dict[str, Any] = env.get("references", {})
+    doc.mentions = scan_mentions(lines, fm_end)
+    doc.examples = example_regions(tokens, lines)
+    doc.fill_in = has_fill_in(body)
     _link_definitions(doc, refs, lines)
     labels = {d.label for d in doc.definitions if d.label is not None}
     slugger = Slugger()

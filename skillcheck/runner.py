@@ -258,7 +258,7 @@ def load_skills(
                         0,
                         "SC225",
                         "file is empty",
-                        "write the page or delete it",
+                        "write the page",
                     )
                 )
             key = content_key(rr.data)
