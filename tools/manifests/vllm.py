@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from pathlib import Path
 
 from skillcheck.engines import (
@@ -14,6 +15,7 @@ from skillcheck.engines import (
     Positional,
 )
 from tools.manifests.argparse_reader import ArgparseInterpreter, Kw, argparse_option
+from tools.manifests.defaults import computed_when_unset, field_default
 from tools.manifests.errors import GenerateError
 from tools.manifests.pyeval import TH, FieldSpec, class_fields, deprecation_in_doc, type_hints
 from tools.manifests.pysource import Module, SourceIndex
@@ -68,7 +70,20 @@ def vllm_field_kw(spec: FieldSpec) -> Kw:
     else:
         kw.type = "str"
     kw.deprecated = deprecation_in_doc(spec.doc)
+    kw.default, kw.default_given = field_default(spec), True
     return kw
+
+
+def _with_computed(options: list[Option], engine_args: tuple[Module, ast.ClassDef]) -> list[Option]:
+    """An option left unset (default ``None``) that ``EngineArgs`` fills in is computed."""
+    filled = computed_when_unset(*engine_args)
+    out = []
+    for opt in options:
+        dest = opt.name.lstrip("-").replace("-", "_")
+        if opt.default is None and dest in filled:
+            opt = replace(opt, default=filled[dest])
+        out.append(opt)
+    return out
 
 
 def generate(root: Path, version: str) -> Manifest:
@@ -88,6 +103,9 @@ def generate(root: Path, version: str) -> Manifest:
         r"EnableDisableAction",
     )
     options = [argparse_option(r, enable_disable=enable_disable) for r in interp.options]
+    engine_args = arg_utils.class_def("EngineArgs")
+    assert engine_args is not None  # checked above
+    options = _with_computed(options, (arg_utils, engine_args))
     # argparse adds -h/--help; FlexibleArgumentParser also reads `--help=<keyword>`.
     options.append(
         Option(
