@@ -151,6 +151,24 @@ def _filled_when_unset(server_args: Module) -> dict[str, list[str]]:
     return filled
 
 
+def _namespaces(server_args: Module) -> list[tuple[Module, ast.ClassDef]]:
+    """The classes whose fields become options: ``_INPUT_NAMESPACES`` (0.5.20 on), or
+    ``ServerArgs`` itself when its fields carry the ``A[...]`` annotations (0.5.18, 0.5.19)."""
+    namespaces = server_args.symbols.get("_INPUT_NAMESPACES")
+    if namespaces is None or not isinstance(namespaces.node, ast.List):
+        server_cls = server_args.class_def("ServerArgs")
+        if server_cls is None or "add_cli_args_from_dataclass" not in server_args.text:
+            raise GenerateError("_INPUT_NAMESPACES not found in server_args.py")
+        return [(server_args, server_cls)]
+    found_all = []
+    for elt in namespaces.node.elts:
+        found = server_args.resolve_expr(elt)
+        if found is None or not isinstance(found[1].node, ast.ClassDef):
+            raise GenerateError(f"namespace {ast.unparse(elt)} not found")
+        found_all.append((found[0], found[1].node))
+    return found_all
+
+
 def _config_ok(kw: Kw) -> bool:
     """SGLang's config loader takes store-true flags and single-value (or store) actions."""
     if kw.action == "bool-optional":
@@ -166,16 +184,10 @@ def generate(root: Path, version: str) -> Manifest:
     launch = index.module("sglang.launch_server")
     if launch is None:
         raise GenerateError("sglang/launch_server.py not found")
-    namespaces = server_args.symbols.get("_INPUT_NAMESPACES")
-    if namespaces is None or not isinstance(namespaces.node, ast.List):
-        raise GenerateError("_INPUT_NAMESPACES not found in server_args.py")
     filled = _filled_when_unset(server_args)
     raws: list[RawOption] = []
-    for elt in namespaces.node.elts:
-        found = server_args.resolve_expr(elt)
-        if found is None or not isinstance(found[1].node, ast.ClassDef):
-            raise GenerateError(f"namespace {ast.unparse(elt)} not found")
-        for spec in class_fields(found[0], found[1].node):
+    for ns_mod, ns_cls in _namespaces(server_args):
+        for spec in class_fields(ns_mod, ns_cls):
             raw = sglang_field_option(spec, filled)
             if raw is not None:
                 raws.append(raw)

@@ -86,10 +86,21 @@ def _with_computed(options: list[Option], engine_args: tuple[Module, ast.ClassDe
     return out
 
 
+_CLI_ARGS_MODULES = (
+    "vllm.entrypoints.common.cli_args",
+    "vllm.entrypoints.launchers.cli_args",
+    "vllm.entrypoints.openai.cli_args",
+)
+
+
 def generate(root: Path, version: str) -> Manifest:
     index = SourceIndex(root)
     arg_utils = index.require("vllm.engine.arg_utils")
-    cli_args = index.require("vllm.entrypoints.common.cli_args")
+    # make_arg_parser moved: openai/ (0.28), launchers/ (0.29-0.32), common/ (0.33)
+    cli_args = next(
+        (m for m in map(index.module, _CLI_ARGS_MODULES) if m is not None),
+        None,
+    ) or index.require(_CLI_ARGS_MODULES[0])
     argparse_utils = index.require("vllm.utils.argparse_utils")
     make_parser = cli_args.function("make_arg_parser")
     if make_parser is None or arg_utils.class_def("EngineArgs") is None:
