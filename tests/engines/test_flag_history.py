@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
+import pytest
+
 from skillcheck.engines import Manifest, Option
 from skillcheck.engines.flagindex import dumps_index
+from tools.manifests.__main__ import main
 from tools.manifests.history import (
     build_history,
     expand,
     history_from_json,
     history_to_json,
+    parse_release,
     ranges,
     successor_in,
 )
 from tools.manifests.index import build_index
 
 RELEASES = ["1.0", "1.1", "1.2"]
+SAMPLES = Path(__file__).resolve().parent / "samples"
 
 
 def _manifest(version: str, *options: Option) -> Manifest:
@@ -119,3 +127,28 @@ def test_curated_cells_of_a_vanished_option_are_reported() -> None:
     rows, orphans = build_index(manifests[-1][1], None, {"--gone": ("text", "")})
     assert orphans == ["--gone"]
     assert [r.releases for r in rows if r.option == "--port"] == ["1.2"]
+
+
+def test_history_cli_reads_two_sample_releases(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = tmp_path / "old"
+    shutil.copytree(SAMPLES / "vllm", old)
+    cache = old / "vllm" / "config" / "cache.py"
+    cache.write_text(
+        cache.read_text(encoding="utf-8").replace("Field(default=0.92", "Field(default=0.9"),
+        encoding="utf-8",
+    )
+    argv = ["history", "vllm", "--releases", f"9.9.8={old}", f"9.9.9={SAMPLES / 'vllm'}"]
+    assert main([*argv, "--stdout"]) == 0
+    history = history_from_json(capsys.readouterr().out)
+    assert history.releases == ["9.9.8", "9.9.9"]
+    assert history.options["--gpu-memory-utilization"].defaults == {"9.9.8": "0.9", "9.9.9": "0.92"}
+    assert main([*argv, "--output", str(tmp_path / "out")]) == 0
+    assert (tmp_path / "out" / "vllm.json").is_file()
+
+
+def test_history_cli_needs_a_version_it_can_read(tmp_path: Path) -> None:
+    assert main(["history", "vllm", "--releases", str(tmp_path)]) == 1
+    assert parse_release("vllm-0.33.0-cp38-abi3-manylinux_2_28_x86_64.whl").version == "0.33.0"
+    assert parse_release("llama_cpp_python-0.3.36.tar.gz").version == "0.3.36"

@@ -70,7 +70,7 @@ def test_compare_lists_every_kind_of_change() -> None:
     changes, added = compare(OLD, NEW, "1.1")
     found = {(c.option, c.kind, c.detail) for c in changes}
     assert found == {
-        ("--gpu-memory-utilization", "default", "default 0.9 -> 0.92 in 1.1"),
+        ("--gpu-memory-utilization", "default", "default `0.9` -> `0.92` in 1.1"),
         ("--old-flag", "removed", "removed in 1.1"),
         ("--renamed", "renamed", "now an alias of `--new-name` in 1.1"),
         ("--mode", "choices", "choices `c` dropped in 1.1"),
@@ -86,7 +86,7 @@ def test_report_groups_the_affected_lines_by_page(tmp_path: Path) -> None:
     assert "## Pages affected (2)" in text
     memory = text.split("### `references/memory.md`")[1].split("###")[0]
     # the line that states the old default is reported; the one that only names it is not
-    assert "- [ ] line 2: `--gpu-memory-utilization` default 0.9 -> 0.92 in 1.1" in memory
+    assert "- [ ] line 2: `--gpu-memory-utilization` default `0.9` -> `0.92` in 1.1" in memory
     assert "line 3:" not in memory
     assert "- [ ] line 4: `--old-flag` removed in 1.1" in memory
     assert "- [ ] line 4: `--mode` choices `c` dropped in 1.1" in memory
@@ -131,7 +131,7 @@ def test_cli_compares_two_sample_releases(
     assert main(argv) == EXIT_AFFECTED
     text = out.read_text(encoding="utf-8")
     assert "# Release check: vLLM 9.9.8 -> 9.9.9" in text
-    assert "line 1: `--gpu-memory-utilization` default 0.9 -> 0.92 in 9.9.9" in text
+    assert "line 1: `--gpu-memory-utilization` default `0.9` -> `0.92` in 9.9.9" in text
     assert (work / "vllm-9.9.9.json").is_file()
     assert (work / "vllm.tsv").read_text(encoding="utf-8").startswith("option\taliases\t")
 

@@ -107,8 +107,12 @@ class CppDefaults:
             struct = found[0].split()[-1]
         return found
 
-    def of_handler(self, body: str) -> str | None:
-        """The default of the member the handler body assigns first."""
+    def of_handler(self, body: str, flag: bool = False) -> str | None:
+        """The default of the member the handler body assigns first.
+
+        For a flag (a handler without a value), only a ``bool`` member's initializer is
+        the flag's default; a flag that sets a number or an enum has none to state.
+        """
         m = re.search(r"\bparams\.([\w.]+)\s*(=[^=]|\.push_back|\.emplace_back|\.clear|\[)", body)
         if m is None:
             return None
@@ -117,6 +121,8 @@ class CppDefaults:
         if found is None:
             return None
         ctype, init = found
+        if flag and ctype != "bool":
+            return None
         if path in self.overrides:
             init = self.overrides[path]
         if init is not None and re.fullmatch(r"[A-Z][A-Z0-9_]+", init.strip()):

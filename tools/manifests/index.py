@@ -60,10 +60,14 @@ def _merge_same_name(options: Iterable[Option]) -> list[Option]:
     return list(merged.values())
 
 
-def _status(name: str, status: str, deprecated: str | None, successor: str | None) -> str:
+def _status(name: str, status: str, successor: str | None) -> str:
     if status == "current":
         return "current"
     return f"{status} -> {successor}" if successor and successor != name else status
+
+
+def _shown(default: str | None) -> str:
+    return "unset" if default is None else default
 
 
 def _version_changes(hist: OptionHistory, history: History) -> list[str]:
@@ -80,7 +84,7 @@ def _version_changes(hist: OptionHistory, history: History) -> list[str]:
     previous: str | None = None
     for release, value in hist.defaults.items():
         if release != first:
-            changes.append(f"default {previous or 'none'} -> {value or 'none'} in {release}")
+            changes.append(f"default {_shown(previous)} -> {_shown(value)} in {release}")
         previous = value
     for release, status in hist.status.items():
         if release != first:
@@ -116,7 +120,7 @@ def _option_row(opt: Option, manifest: Manifest, history: History | None) -> Gen
         aliases=",".join([*opt.aliases, *opt.negations]),
         type=_type_cell(opt),
         default=opt.default or "",
-        status=_status(opt.name, status_of(opt), opt.deprecated, successor),
+        status=_status(opt.name, status_of(opt), successor),
         releases=ranges(hist.releases, history.releases) if hist and history else pin,
         changes="; ".join(changes),
     )

@@ -253,7 +253,11 @@ def _option(
         negatable=bool(arg.negs),
         env=arg.env,
         config_ok=False,
-        default=defaults.of_handler(arg.body) if defaults is not None else None,
+        default=(
+            defaults.of_handler(arg.body, flag=arg.handler in ("void", "bool"))
+            if defaults is not None
+            else None
+        ),
     )
 
 

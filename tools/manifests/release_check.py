@@ -59,6 +59,7 @@ class Change:
     kind: str  # removed | renamed | deprecated | default | choices
     detail: str
     old_default: str | None = None
+    values: tuple[str, ...] = ()  # the dropped choices of a "choices" change
 
 
 @dataclass(frozen=True)
@@ -103,14 +104,19 @@ def _changed(old: Option, new: Option, version: str, new_spell: dict[str, Option
         then = f" -> `{successor}`" if successor else ""
         changes.append(Change(old.name, "deprecated", f"deprecated{then} in {version}"))
     if old.default != new.default:
-        detail = f"default {old.default or 'none'} -> {new.default or 'none'} in {version}"
+        detail = f"default {_shown(old.default)} -> {_shown(new.default)} in {version}"
         changes.append(Change(old.name, "default", detail, old.default))
     if old.choices and new.choices is not None:
         dropped = [c for c in old.choices if c not in new.choices]
         if dropped:
             gone = ", ".join(f"`{c}`" for c in dropped)
-            changes.append(Change(old.name, "choices", f"choices {gone} dropped in {version}"))
+            detail = f"choices {gone} dropped in {version}"
+            changes.append(Change(old.name, "choices", detail, values=tuple(dropped)))
     return changes
+
+
+def _shown(default: str | None) -> str:
+    return "unset" if default is None else f"`{default}`"
 
 
 def compare(old: Manifest, new: Manifest, version: str) -> tuple[list[Change], list[str]]:
@@ -161,6 +167,10 @@ def find_hits(root: Path, engine: str, changes: Sequence[Change]) -> list[Hit]:
                     continue
                 if change.kind == "default" and not (
                     change.old_default and _value(change.old_default).search(line)
+                ):
+                    continue
+                if change.kind == "choices" and not any(
+                    _value(v).search(line) for v in change.values
                 ):
                     continue
                 hits.append(Hit(page, number, line.strip(), change))

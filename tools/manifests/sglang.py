@@ -79,9 +79,10 @@ def _field_default(
     default = field_default(spec)
     if default is not None:
         return default
-    if spec.name in filled:
-        return unset_marker(filled[spec.name])
     fallback = render_expr(meta.get("fallback"), spec.module)
+    if spec.name in filled:
+        marker = unset_marker(filled[spec.name])
+        return marker if fallback is None else f"{marker[:-1]}; else {fallback})"
     if fallback is not None:
         return computed(f"resolution hooks, else {fallback}")
     if const_eval(meta.get("resolvable"), spec.module) is True:
