@@ -32,6 +32,7 @@ OLD = _manifest(
     Option("--mode", choices=("a", "b", "c"), default="a"),
     Option("--quiet", type="bool", takes_value=False, default="false"),
     Option("--port", type="int", default="8000"),
+    Option("--mmap", type="bool", takes_value=False, negations=("--no-mmap",), negatable=True),
 )
 NEW = _manifest(
     "1.1",
@@ -56,7 +57,8 @@ def _pack(root: Path) -> Path:
         "# vLLM memory\n"
         "`--gpu-memory-utilization` defaults to 0.9 in vLLM 1.0.\n"
         "Raise `--gpu-memory-utilization` when the KV cache is short.\n"
-        "Pass `--old-flag` and `--mode c` on old releases.\n",
+        "Pass `--old-flag` and `--mode c` on old releases.\n"
+        "Add `--no-mmap` on network disks.\n",
         encoding="utf-8",
     )
     (root / "references" / "other.md").write_text(
@@ -75,6 +77,7 @@ def test_compare_lists_every_kind_of_change() -> None:
         ("--renamed", "renamed", "now an alias of `--new-name` in 1.1"),
         ("--mode", "choices", "choices `c` dropped in 1.1"),
         ("--quiet", "deprecated", "deprecated -> `--port` in 1.1"),
+        ("--mmap", "removed", "removed in 1.1"),
     }
     assert added == ["--fresh", "--new-name"]
 
@@ -90,6 +93,8 @@ def test_report_groups_the_affected_lines_by_page(tmp_path: Path) -> None:
     assert "line 3:" not in memory
     assert "- [ ] line 4: `--old-flag` removed in 1.1" in memory
     assert "- [ ] line 4: `--mode` choices `c` dropped in 1.1" in memory
+    # a negation of a removed option is gone with it
+    assert "- [ ] line 5: `--mmap` removed in 1.1: Add `--no-mmap` on network disks." in memory
     skill = text.split("### `SKILL.md`")[1]
     assert "line 1: `--renamed` now an alias of `--new-name` in 1.1" in skill
     assert "line 1: `--quiet` deprecated -> `--port` in 1.1" in skill

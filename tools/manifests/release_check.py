@@ -19,7 +19,7 @@ import tarfile
 import tempfile
 import zipfile
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from skillcheck.engines import Manifest, Option, dumps, load_manifest
@@ -60,6 +60,7 @@ class Change:
     detail: str
     old_default: str | None = None
     values: tuple[str, ...] = ()  # the dropped choices of a "choices" change
+    spellings: tuple[str, ...] = ()  # the spellings a page may use for the option
 
 
 @dataclass(frozen=True)
@@ -126,9 +127,15 @@ def compare(old: Manifest, new: Manifest, version: str) -> tuple[list[Change], l
     changes: list[Change] = []
     for name, opt in sorted(_by_name(old).items()):
         if name not in new_names:
-            changes.append(_gone(opt, new, new_spell, version))
+            found = [_gone(opt, new, new_spell, version)]
         else:
-            changes.extend(_changed(opt, new_names[name], version, new_spell))
+            found = _changed(opt, new_names[name], version, new_spell)
+        for change in found:
+            if change.kind in ("default", "choices"):
+                spellings = (opt.name, *opt.aliases)  # a negation sets no value
+            else:
+                spellings = opt.spellings
+            changes.append(replace(change, spellings=spellings))
     old_spell = _spellings(old)
     added = sorted(n for n in new_names if n not in old_spell)
     return changes, added
@@ -143,8 +150,9 @@ def pack_files(root: Path) -> Iterator[Path]:
                 yield path
 
 
-def _mentions(name: str) -> re.Pattern[str]:
-    return re.compile(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])")
+def _mentions(names: Sequence[str]) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(r"(?<![\w-])(?:" + alternatives + r")(?![\w-])")
 
 
 def _value(value: str) -> re.Pattern[str]:
@@ -154,7 +162,7 @@ def _value(value: str) -> re.Pattern[str]:
 def find_hits(root: Path, engine: str, changes: Sequence[Change]) -> list[Hit]:
     """Lines of the pack that an option change affects, on pages that name the engine."""
     word = re.compile(_ENGINE_WORDS[engine], re.I)
-    patterns = [(c, _mentions(c.option)) for c in changes]
+    patterns = [(c, _mentions(c.spellings or (c.option,))) for c in changes]
     hits: list[Hit] = []
     for path in pack_files(root):
         text = path.read_text(encoding="utf-8", errors="replace")
