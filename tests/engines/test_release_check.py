@@ -48,6 +48,7 @@ NEW = _manifest(
     ),
     Option("--port", type="int", default="8000"),
     Option("--fresh", default=None),
+    Option("--born-old", deprecated="Deprecated. Use --port instead."),
 )
 
 
@@ -79,7 +80,7 @@ def test_compare_lists_every_kind_of_change() -> None:
         ("--quiet", "deprecated", "deprecated -> `--port` in 1.1"),
         ("--mmap", "removed", "removed in 1.1"),
     }
-    assert added == ["--fresh", "--new-name"]
+    assert added == ["`--born-old` (deprecated)", "`--fresh`", "`--new-name`"]
 
 
 def test_report_groups_the_affected_lines_by_page(tmp_path: Path) -> None:
@@ -100,7 +101,7 @@ def test_report_groups_the_affected_lines_by_page(tmp_path: Path) -> None:
     assert "line 1: `--quiet` deprecated -> `--port` in 1.1" in skill
     # a page that never names the engine is not read
     assert "other.md" not in text
-    assert "## Options added (2)" in text
+    assert "## Options added (3)" in text
 
 
 def test_report_without_affected_pages(tmp_path: Path) -> None:

@@ -137,7 +137,11 @@ def compare(old: Manifest, new: Manifest, version: str) -> tuple[list[Change], l
                 spellings = opt.spellings
             changes.append(replace(change, spellings=spellings))
     old_spell = _spellings(old)
-    added = sorted(n for n in new_names if n not in old_spell)
+    added = sorted(
+        f"`{n}` (deprecated)" if new_names[n].deprecated else f"`{n}`"
+        for n in new_names
+        if n not in old_spell
+    )
     return changes, added
 
 
@@ -243,7 +247,7 @@ def report(
     lines.append("")
     lines.append(f"## Options added ({len(added)})")
     lines.append("")
-    lines.append(", ".join(f"`{a}`" for a in added) if added else "None.")
+    lines.append(", ".join(added) if added else "None.")
     lines.append("")
     return "\n".join(lines), EXIT_AFFECTED if by_page else EXIT_CLEAN
 
