@@ -10,7 +10,7 @@ import pytest
 from skillcheck.engines import load_manifest
 from skillcheck.engines.flagindex import INDEX_FILES, dumps_index, load_index
 from tools.manifests.__main__ import main
-from tools.manifests.history import load_history
+from tools.manifests.history import default_at, load_history
 from tools.manifests.index import INDEX_DIR, generate_index, pinned_release
 
 
@@ -78,3 +78,16 @@ def test_index_keeps_curated_cells_from_a_seed_file(tmp_path: Path) -> None:
 def test_index_needs_one_engine_or_all() -> None:
     with pytest.raises(SystemExit):
         main(["index"])
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang", "llama.cpp"])
+def test_history_agrees_with_the_pinned_manifest(engine: str) -> None:
+    history = load_history(engine)
+    assert history is not None
+    manifest = load_manifest(engine)
+    pin = pinned_release(manifest)
+    at_pin = {n for n, h in history.options.items() if h.releases[-1] == pin}
+    by_name = {o.name: o for o in sorted(manifest.options, key=lambda o: o.commands or ())}
+    assert at_pin == set(by_name)
+    for name in sorted(at_pin):
+        assert default_at(history.options[name], pin) == by_name[name].default, name
