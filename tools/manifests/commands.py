@@ -7,7 +7,10 @@ file that differs from what the inputs generate, 2 bad arguments (argparse).
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
+import tarfile
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -45,7 +48,15 @@ def history_main(argv: Sequence[str]) -> int:
     try:
         releases = [parse_release(r) for r in args.releases]
         manifests = read_releases(args.engine, releases)
-    except (GenerateError, OSError, SyntaxError, ValueError) as exc:
+    except (
+        GenerateError,
+        OSError,
+        SyntaxError,
+        ValueError,
+        zipfile.BadZipFile,
+        tarfile.TarError,
+        subprocess.CalledProcessError,
+    ) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     history = build_history(args.engine, manifests)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import subprocess
 import sys
 import tarfile
 import tempfile
@@ -299,10 +300,15 @@ def release_check_main(argv: Sequence[str]) -> int:
         with tempfile.TemporaryDirectory(prefix="release-check-") as tmp:
             written = write_work(args.engine, new, args.version, args.workdir or Path(tmp))
             rows = written.read_text(encoding="utf-8").count("\n") - 1
-    except (GenerateError, OSError, SyntaxError, ValueError, zipfile.BadZipFile) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_UNREADABLE
-    except tarfile.TarError as exc:
+    except (
+        GenerateError,
+        OSError,
+        SyntaxError,
+        ValueError,
+        zipfile.BadZipFile,
+        tarfile.TarError,
+        subprocess.CalledProcessError,
+    ) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
     text += f"\nIndex rows regenerated for {args.version}: {rows}.\n"
