@@ -69,6 +69,8 @@ def test_render_value(value: object, rendered: str | None) -> None:
         ('"127.0.0.1"', "std::string", "127.0.0.1"),
         ('{"127.0.0.1"}', "std::vector<std::string>", "127.0.0.1"),
         ('""', "std::string", None),
+        ('{"\\n", ":", "\\""}', "std::vector<std::string>", '\\n,:,\\"'),
+        ("{0}", "float", "0"),
         (None, "int32_t", None),
         ("cpu_get_num_math()", "int32_t", "(computed: cpu_get_num_math())"),
     ],
