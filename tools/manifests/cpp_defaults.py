@@ -66,9 +66,9 @@ def render_cpp(init: str | None, ctype: str) -> str | None:
     items = re.fullmatch(r'\{\s*((?:"(?:[^"\\]|\\.)*"\s*,?\s*)+)\}', value)
     if items:  # escapes are kept as written: a cell never holds a real line break
         return ",".join(re.findall(r'"((?:[^"\\]|\\.)*)"', items.group(1)))
-    number = re.fullmatch(r"\{\s*([-+]?[\d.]+[fF]?)\s*\}", value)
-    if number:  # {0}: every element
-        return render_cpp(number.group(1), ctype)
+    fill = re.fullmatch(r"\{\s*([-+]?[\d.]+[fF]?)\s*\}", value)
+    if fill:  # {0}: every element
+        return render_cpp(fill.group(1), ctype)
     if value in ("{}", "nullptr", "{0}") and ("vector" in ctype or "string" in ctype):
         return None
     if value == "nullptr":
