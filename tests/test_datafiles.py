@@ -170,6 +170,29 @@ def test_broken_json_in_a_table_is_reported_whatever_it_declares(tmp_path: Path)
     ]  # the "]" after the trailing comma
 
 
+def test_sources_json_is_judged_whatever_its_schema_key_says(tmp_path: Path) -> None:
+    """Unlike the tables, data/sources.json is always ours to judge: the citation rules read
+    it. A registry with no (or another) $schema is still validated and still loaded."""
+    entry = {
+        "id": "src-1",
+        "title": "Source 1",
+        "url": "https://docs.fixture-source.dev/1",
+        "publisher": "Example",
+        "kind": "docs",
+        "topics": ["serving"],
+        "checked": "2026-11-01",
+    }
+    path = tmp_path / "sources.json"
+    for head, problems in (
+        ({}, ["SC302 $: '$schema' is a required property"]),
+        ({"$schema": "https://example.com/other.schema.json"}, []),
+    ):
+        path.write_text(json.dumps({**head, "sources": [entry]}), encoding="utf-8")
+        reg = datafiles.load_registry(path)
+        assert reg.loaded and list(reg.entries) == ["src-1"]
+        assert [f"{p.code} {p.message}" for p in reg.problems] == problems
+
+
 # mem_capacity of NVIDIA's AIConfigurator system files (ai-dynamo/aiconfigurator at
 # 095f58a5, aic-core/src/aiconfigurator_core/systems/*.yaml), with the file's own comment
 AIC_MEM_CAPACITY = {
