@@ -111,6 +111,7 @@ def load_builtin_rules() -> None:
         budgets,
         codeblocks,
         engineflags,
+        flagindex,
         frontmatter,
         links,
         sources,
