@@ -17,6 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import astuple, dataclass, fields
 from pathlib import Path
 
+from skillcheck.engines.manifest import Option
+
 __all__ = [
     "COLUMNS",
     "CURATED",
@@ -28,6 +30,7 @@ __all__ = [
     "Row",
     "dumps_index",
     "load_index",
+    "option_cells",
     "parse_index",
     "read_curated",
 ]
@@ -187,3 +190,15 @@ def read_curated(path: Path) -> dict[str, tuple[str, str]]:
     for row in parse_index(text, str(path)):
         curated[row.option] = (row.meaning, row.covered_by)
     return curated
+
+
+def option_cells(opt: Option) -> dict[str, str]:
+    """The cells of an option's row that the pinned manifest alone decides (the generator
+    writes them; ``skillcheck check`` compares them, SC622)."""
+    status = "removed" if opt.removed else "deprecated" if opt.deprecated else "current"
+    return {
+        "aliases": ",".join([*opt.aliases, *opt.negations]),
+        "type": "|".join(opt.choices) if opt.choices else opt.type,
+        "default": opt.default or "",
+        "status": status,
+    }

@@ -15,26 +15,11 @@ from collections.abc import Iterator
 
 from skillcheck.context import Context
 from skillcheck.diagnostics import Diagnostic
+from skillcheck.engines.flagindex import COLUMNS, INDEX_FILES, option_cells
 from skillcheck.registry import checker, declare
 
 INDEX_DIR = "data/engine-flags/"
-COLUMNS = (
-    "option",
-    "aliases",
-    "type",
-    "default",
-    "meaning",
-    "status",
-    "releases",
-    "changes",
-    "covered_by",
-)
-ENGINE_FILES = {
-    "vllm.tsv": "vllm",
-    "sglang.tsv": "sglang",
-    "llama.cpp.tsv": "llama.cpp",
-    "tensorrt-llm.tsv": "tensorrt-llm",
-}
+ENGINE_FILES = {name: engine for engine, name in INDEX_FILES.items()}
 OUT_OF_SCOPE = re.compile(r"out-of-scope: \S")
 PAGE_ANCHOR = re.compile(r"(?P<page>[^#\s]+\.md)#(?P<anchor>[^#\s]+)")
 REGENERATE = "regenerate the index: python -m tools.manifests index {engine}"
@@ -190,7 +175,8 @@ def _read(
     return rows, problems
 
 
-def _manifest_names(engine: str, pinned: str | None) -> set[str] | None:
+def _manifest_cells(engine: str, pinned: str | None) -> dict[str, dict[str, str]] | None:
+    """Option name -> the cells the pinned manifest decides (config keys: no cells)."""
     from skillcheck.engines import ManifestError, load_manifest
     from skillcheck.engines.pins import match_version
 
@@ -199,9 +185,22 @@ def _manifest_names(engine: str, pinned: str | None) -> set[str] | None:
         manifest = load_manifest(engine, version)
     except (ManifestError, OSError, ValueError, KeyError):
         return None
-    names = {opt.name for opt in manifest.options}
-    names |= set(manifest.config_keys or {})
-    return names
+    cells: dict[str, dict[str, str]] = {name: {} for name in manifest.config_keys or {}}
+    for opt in sorted(manifest.options, key=lambda o: (o.name, o.commands or ())):
+        cells.setdefault(opt.name, option_cells(opt))
+    return cells
+
+
+def _stale(row: dict[str, str], want: dict[str, str]) -> list[str]:
+    """The generated columns of a row that differ from the manifest's."""
+    out = []
+    for column, value in want.items():
+        have = row[column]
+        if column == "status":
+            have = have.partition(" -> ")[0]
+        if have != value:
+            out.append(f"{column} is {have!r}, the manifest says {value!r}")
+    return out
 
 
 def _cover_column(raw_line: str) -> int:
@@ -229,7 +228,7 @@ def check_flag_index(ctx: Context) -> Iterator[Diagnostic]:
         yield from problems
         if rows is None:
             continue
-        known = _manifest_names(engine, ctx.config.pins().get(engine))
+        known = _manifest_cells(engine, ctx.config.pins().get(engine))
         seen: set[str] = set()
         lines = (ctx.skill.root / rel).read_text(encoding="utf-8").splitlines()
         for line, row in rows:
@@ -248,6 +247,16 @@ def check_flag_index(ctx: Context) -> Iterator[Diagnostic]:
                     f"{option} is not an option of the pinned {engine}",
                     REGENERATE.format(engine=engine),
                 )
+            elif known is not None and option in known:
+                for problem in _stale(row, known[option]):
+                    yield ctx.diag(
+                        rel,
+                        line,
+                        1,
+                        "SC622",
+                        f"{option}: {problem}",
+                        REGENERATE.format(engine=engine),
+                    )
             if not row["meaning"].strip():
                 yield ctx.diag(rel, line, 1, "SC624", f"{option} has no meaning")
             if not row["covered_by"].strip():
@@ -261,7 +270,7 @@ def check_flag_index(ctx: Context) -> Iterator[Diagnostic]:
                 )
             else:
                 yield from _check_cover(ctx, rel, line, _cover_column(lines[line - 1]), row)
-        missing = sorted((known or set()) - seen)
+        missing = sorted(set(known or {}) - seen)
         if missing:
             shown = ", ".join(missing[:5])
             more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""

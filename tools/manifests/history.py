@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skillcheck.engines import Manifest, Option
+from skillcheck.engines import Manifest
+from skillcheck.engines.flagindex import option_cells
 from tools.manifests.build import build
 from tools.manifests.errors import GenerateError
 
@@ -91,12 +92,6 @@ class History:
         return self.options.get(name)
 
 
-def status_of(opt: Option) -> str:
-    if opt.removed:
-        return "removed"
-    return "deprecated" if opt.deprecated else "current"
-
-
 def successor_in(message: str | None, spellings: dict[str, str]) -> str | None:
     """The option a deprecation message names as the replacement, when it is one.
 
@@ -157,7 +152,8 @@ def extend_history(
         hist.releases.append(version)
         if not hist.defaults or list(hist.defaults.values())[-1] != opt.default:
             hist.defaults[version] = opt.default
-        status = status_of(opt)
+        cells = option_cells(opt)
+        status = cells["status"]
         if not hist.status or list(hist.status.values())[-1] != status:
             hist.status[version] = status
         if opt.deprecated:
@@ -165,21 +161,11 @@ def extend_history(
             found = successor_in(opt.deprecated, known)
             if found and found != opt.name:
                 hist.successor = found
-        hist.last = {"type": _type_cell(opt), "aliases": _alias_cell(opt), "in": version}
+        hist.last = {"type": cells["type"], "aliases": cells["aliases"], "in": version}
     for name, hist in history.options.items():
         if version not in hist.releases and name in spellings and spellings[name] != name:
             hist.alias_of.setdefault(version, spellings[name])
     return history
-
-
-def _type_cell(opt: Option) -> str:
-    if opt.choices:
-        return "|".join(opt.choices)
-    return opt.type
-
-
-def _alias_cell(opt: Option) -> str:
-    return ",".join([*opt.aliases, *opt.negations])
 
 
 def ranges(present: Iterable[str], releases: Sequence[str]) -> str:

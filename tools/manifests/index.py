@@ -12,7 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skillcheck.engines import ConfigKey, Manifest, Option, load_manifest
-from skillcheck.engines.flagindex import INDEX_FILES, FlagIndexError, Row, read_curated
+from skillcheck.engines.flagindex import (
+    INDEX_FILES,
+    FlagIndexError,
+    Row,
+    option_cells,
+    read_curated,
+)
 from tools.manifests.errors import GenerateError
 from tools.manifests.history import (
     REPO,
@@ -20,7 +26,6 @@ from tools.manifests.history import (
     OptionHistory,
     load_history,
     ranges,
-    status_of,
     successor_in,
 )
 
@@ -46,10 +51,6 @@ def pinned_release(manifest: Manifest) -> str:
         package = str(manifest.provenance.get("package", ""))
         return package.partition("==")[2] or manifest.version
     return manifest.version
-
-
-def _type_cell(opt: Option) -> str:
-    return "|".join(opt.choices) if opt.choices else opt.type
 
 
 def _merge_same_name(options: Iterable[Option]) -> list[Option]:
@@ -115,12 +116,13 @@ def _option_row(opt: Option, manifest: Manifest, history: History | None) -> Gen
     changes = _version_changes(hist, history) if hist and history else []
     changes += _renamed_from(opt.name, history)
     pin = pinned_release(manifest)
+    cells = option_cells(opt)
     return Generated(
         option=opt.name,
-        aliases=",".join([*opt.aliases, *opt.negations]),
-        type=_type_cell(opt),
-        default=opt.default or "",
-        status=_status(opt.name, status_of(opt), successor),
+        aliases=cells["aliases"],
+        type=cells["type"],
+        default=cells["default"],
+        status=_status(opt.name, cells["status"], successor),
         releases=ranges(hist.releases, history.releases) if hist and history else pin,
         changes="; ".join(changes),
     )
