@@ -42,9 +42,14 @@ class Config:
     source_max_age_days: int = 180
     url_allowlist: tuple[str, ...] = ()
     engine_pins: tuple[tuple[str, str], ...] = ()
+    # glob (relative to the pyproject.toml's folder) -> codes, prefixes or names silenced there
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     cache: bool = True
     cache_dir: str | None = None
     jobs: int = 0
+    snippets: str = "lenient"  # how code blocks are read: "lenient" or "strict" (SNIPPET_MODES)
+    # the severity of SC208 (a file SKILL.md does not reach): "warning" or "error"
+    orphans: str = "warning"
     # probe
     timeout: float = 10.0
     retries: int = 2
@@ -74,6 +79,9 @@ def _key_name(field_name: str) -> str:
 
 ALLOWED_KEYS = sorted(_key_name(n) for n in FIELDS)
 POSITIVE = {"timeout", "concurrency", "per_host"}  # zero would never finish a probe
+SNIPPET_MODES = ("lenient", "strict")
+# keys whose value is one of a few words
+CHOICES = {"orphans": ("warning", "error"), "snippets": SNIPPET_MODES}
 
 
 def _suggest(raw: str, rules: Mapping[str, Any]) -> str:
@@ -91,29 +99,63 @@ def _suggest(raw: str, rules: Mapping[str, Any]) -> str:
     return f"did you mean {' or '.join(close)}? `skillcheck rules` lists them all"
 
 
-def _codes(value: tuple[str, ...], key: str, where: str) -> tuple[str, ...]:
-    """Rule codes, prefixes or names, as codes or prefixes upper-cased; each must start at
-    least one rule's code (or be a rule's name)."""
+def resolve_selector(raw: str) -> tuple[str | None, str]:
+    """A rule code, prefix or name as (the code or prefix upper-cased, ""), or (None, why it
+    is none, with the closest codes or names): it must start at least one rule's code or be a
+    rule's name. Shared by ``select``/``ignore``/``per-file-ignores`` and the suppression
+    comments."""
     import re
 
     from skillcheck.registry import RULES, load_builtin_rules
 
     load_builtin_rules()
     by_name = {r.name: r.code for r in RULES.values()}
+    code = by_name.get(raw.strip().lower(), raw.strip().upper())
+    if not re.fullmatch(r"SC\d{1,3}", code):
+        return None, (
+            f"{raw!r} is not a rule code, prefix or name "
+            f"(SC followed by 1 to 3 digits, e.g. SC2 or SC201); {_suggest(raw, RULES)}"
+        )
+    if not any(c.startswith(code) for c in RULES):
+        return None, f"no rule code starts with {code!r}; {_suggest(raw, RULES)}"
+    return code, ""
+
+
+def _codes(value: tuple[str, ...], key: str, where: str) -> tuple[str, ...]:
+    """Rule codes, prefixes or names, as codes or prefixes upper-cased; each must start at
+    least one rule's code (or be a rule's name)."""
     out = []
     for raw in value:
-        code = by_name.get(raw.strip().lower(), raw.strip().upper())
-        if not re.fullmatch(r"SC\d{1,3}", code):
-            raise ConfigError(
-                f"{where}: '{key}': {raw!r} is not a rule code, prefix or name "
-                f"(SC followed by 1 to 3 digits, e.g. SC2 or SC201); {_suggest(raw, RULES)}"
-            )
-        if not any(c.startswith(code) for c in RULES):
-            raise ConfigError(
-                f"{where}: '{key}': no rule code starts with {code!r}; {_suggest(raw, RULES)}"
-            )
+        code, why = resolve_selector(raw)
+        if code is None:
+            raise ConfigError(f"{where}: '{key}': {why}")
         out.append(code)
     return tuple(out)
+
+
+def _per_file_ignores(value: Any, key: str, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``{ "glob" = ["SC201", "broken-link"] }``: each glob a non-empty string, each list
+    of valid codes, prefixes or names (a single string is a list of one)."""
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{where}: '{key}' must be a table of \"glob\" = [codes]")
+    out = []
+    for pattern, codes in value.items():
+        if isinstance(codes, str):
+            codes = [codes]
+        if not pattern.strip() or not isinstance(codes, list) or not codes:
+            raise ConfigError(
+                f"{where}: '{key}': {pattern!r} must be a non-empty glob with a non-empty "
+                "list of codes"
+            )
+        if not all(isinstance(c, str) for c in codes):
+            raise ConfigError(f"{where}: '{key}': {pattern!r} must map to a list of strings")
+        try:
+            out.append((pattern, _codes(tuple(codes), key, where)))
+        except ConfigError as exc:
+            raise ConfigError(
+                str(exc).replace(f"'{key}': ", f"'{key}': {pattern!r}: ", 1)
+            ) from None
+    return tuple(sorted(out))
 
 
 def _engine_pins(value: Any, key: str, where: str) -> tuple[tuple[str, str], ...]:
@@ -139,6 +181,15 @@ def _coerce(name: str, value: Any, where: str) -> Any:
     key = _key_name(name)
     if name == "engine_pins":
         return _engine_pins(value, key, where)
+    if name in CHOICES:
+        if value not in CHOICES[name]:
+            raise ConfigError(
+                f"{where}: '{key}' must be one of {', '.join(map(repr, CHOICES[name]))}, "
+                f"not {value!r}"
+            )
+        return value
+    if name == "per_file_ignores":
+        return _per_file_ignores(value, key, where)
     if isinstance(default, tuple):
         if isinstance(value, str):
             value = [value]

@@ -185,7 +185,9 @@ def _declares(value: Any, schema_name: str) -> bool:
 
 
 def load_registry(path: Path, raw: bytes | None = None) -> SourceRegistry:
-    """Read and validate a sources.json; problems never raise."""
+    """Read and validate a sources.json; problems never raise. Unlike a data table, the
+    registry is judged whatever its ``$schema`` says (no ``declared``): the citation rules
+    depend on it."""
     reg = SourceRegistry()
     doc, reg.problems = read_json(
         path, schema(), "skillcheck/schemas/sources.schema.json", ("SC301", "SC302", "SC303"), raw

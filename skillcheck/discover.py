@@ -46,6 +46,7 @@ declare(
     "SC223", "file-too-large", "error", "A Markdown file is over the size cap (max-file-bytes)."
 )
 declare("SC224", "bad-symlink", "error", "A symlink is broken or loops.")
+declare("SC126", "skill-md-symlink", "error", "SKILL.md is a symlink pointing outside the skill.")
 declare("SC225", "empty-file", "warning", "A Markdown file is empty.")
 declare(
     "SC226", "symlink-escapes", "error", "A file in the skill is a symlink to a place outside it."

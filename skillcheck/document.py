@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from skillcheck.mentions import example_regions, has_fill_in, scan_mentions
 from skillcheck.slugs import Slugger
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
-PARSER_VERSION = "8"
+PARSER_VERSION = "10"
 
 
 @dataclass
@@ -66,6 +67,28 @@ class CodeSpan:
 
 
 @dataclass
+class Suppression:
+    """A ``<!-- skillcheck: ignore CODES -->`` comment (``ignore-file`` for the whole file).
+    ``words`` are the codes, prefixes or rule names as written (resolved against the registry
+    by :mod:`skillcheck.suppress`); ``first``..``last`` are the lines it covers: the block that
+    starts on the line after a comment standing alone on its lines (just that line when no
+    block starts there), the comment's own lines when it shares them with text, 0..0 for
+    ``ignore-file``. ``problem`` says why a malformed comment is not one."""
+
+    kind: str  # "ignore", "ignore-file", or "" when malformed
+    words: list[str]
+    line: int
+    column: int
+    first: int = 0
+    last: int = 0
+    problem: str = ""
+
+
+_DIRECTIVE = re.compile(r"skillcheck\s*:\s*(\S*)\s*([\s\S]*)$")
+DIRECTIVES = ("ignore", "ignore-file")
+
+
+@dataclass
 class ParsedDoc:
     line_count: int
     has_bom: bool
@@ -89,10 +112,26 @@ class ParsedDoc:
     code_spans: list[CodeSpan] = field(default_factory=list)
     html_comments: list[tuple[str, int]] = field(default_factory=list)
     urls: list[tuple[str, int, int]] = field(default_factory=list)  # every http(s) URL in text
+    # words that may name a file (text, line, column), the regions that present paths as
+    # examples (line, first column, end column), and whether the page has fill-in fields
+    mentions: list[tuple[str, int, int]] = field(default_factory=list)
+    examples: list[tuple[int, int, int]] = field(default_factory=list)
+    fill_in: bool = False
+    suppressions: list[Suppression] = field(default_factory=list)
 
     @property
     def anchors(self) -> set[str]:
         return {h.slug for h in self.headings} | {a for a, _ in self.html_anchors}
+
+    def is_example(self, line: int, column: int) -> bool:
+        """Whether the text at ``line:column`` is presented as an example (see
+        :func:`skillcheck.mentions.example_regions`)."""
+        k = bisect.bisect_right(self.examples, (line, column, 10**9))
+        while k > 0 and self.examples[k - 1][0] == line:
+            k -= 1
+            if self.examples[k][1] <= column < self.examples[k][2]:
+                return True
+        return False
 
 
 @lru_cache(maxsize=1)
@@ -254,8 +293,11 @@ def _scan_html(doc: ParsedDoc, text: str, start_line0: int, lines: list[str]) ->
         end = text.find("-->", pos + 4)
         if end == -1:
             break
-        line, _ = loc.at(pos, "<!--")
-        doc.html_comments.append((text[pos + 4 : end].strip(), line))
+        line, col = loc.at(pos, "<!--")
+        body = text[pos + 4 : end].strip()
+        doc.html_comments.append((body, line))
+        if body.startswith("skillcheck"):
+            _suppression(doc, body, line, col, loc.at(end, "-->")[0], lines)
         stripped = stripped[:pos] + " " * (end + 3 - pos) + stripped[end + 3 :]
         pos = text.find("<!--", end + 3)
     for tag in _HTML_TAG.finditer(stripped):
@@ -272,6 +314,55 @@ def _scan_html(doc: ParsedDoc, text: str, start_line0: int, lines: list[str]) ->
             else:
                 line, _ = loc.at(pos, m.group(2))
                 doc.html_anchors.append((value, line))
+
+
+def _suppression(
+    doc: ParsedDoc, body: str, line: int, col: int, end_line: int, lines: list[str]
+) -> None:
+    """Record a ``skillcheck:`` comment; its scope is settled by :func:`_scopes` once the
+    blocks are known. ``first`` is 0 for a comment alone on its lines (the scope starts
+    after it), else the comment's own lines."""
+    m = _DIRECTIVE.match(body)
+    if m is None:
+        return
+    kind, words = m.group(1), [w for w in re.split(r"[,\s]+", m.group(2)) if w]
+    s = Suppression(kind, words, line, col)
+    if kind not in DIRECTIVES:
+        s.kind, s.problem = "", f"unknown skillcheck directive '{kind}'"
+    elif not words:
+        s.kind, s.problem = "", f"'skillcheck: {kind}' names no rule code"
+    before = lines[line - 1][: col - 1] if 0 < line <= len(lines) else ""
+    after = lines[end_line - 1] if 0 < end_line <= len(lines) else ""
+    alone = not before.strip() and not after[after.rfind("-->") + 3 :].strip()
+    s.first, s.last = (0, end_line) if alone else (line, end_line)
+    doc.suppressions.append(s)
+
+
+_COMMENTS_ONLY = re.compile(r"(?:<!--[\s\S]*?-->\s*)+")
+
+
+def _scopes(doc: ParsedDoc, tokens: list[Any]) -> None:
+    """Settle the lines each suppression covers: after a comment alone on its lines, the
+    outermost block that starts on the next line (a list, a table, a fence, a paragraph),
+    or that one line. Comments stacked on the lines between are passed over, so several
+    suppression comments can stand above one block."""
+    if not doc.suppressions:
+        return
+    blocks: dict[int, int] = {}  # first line -> last line of the outermost block there
+    comments: set[int] = set()  # first lines of blocks made of HTML comments alone
+    for tok in tokens:
+        if tok.map and tok.nesting >= 0 and tok.map[0] + 1 not in blocks:
+            blocks[tok.map[0] + 1] = tok.map[1]
+            if tok.type == "html_block" and _COMMENTS_ONLY.fullmatch(tok.content.strip()):
+                comments.add(tok.map[0] + 1)
+    for s in doc.suppressions:
+        if s.kind == "ignore-file":
+            s.first = s.last = 0
+        elif s.first == 0:
+            nxt = s.last + 1
+            while nxt in comments:
+                nxt = blocks[nxt] + 1
+            s.first, s.last = nxt, max(nxt, blocks.get(nxt, nxt))
 
 
 def _scan_urls(doc: ParsedDoc, content: str, loc: _Locator) -> None:
@@ -423,6 +514,9 @@ def parse(text: str) -> ParsedDoc:
     env: dict[str, Any] = {}
     tokens = _md().parse("\n".join(body_lines), env)
     refs: dict[str, Any] = env.get("references", {})
+    doc.mentions = scan_mentions(lines, fm_end)
+    doc.examples = example_regions(tokens, lines)
+    doc.fill_in = has_fill_in(body)
     _link_definitions(doc, refs, lines)
     labels = {d.label for d in doc.definitions if d.label is not None}
     slugger = Slugger()
@@ -459,4 +553,5 @@ def parse(text: str) -> ParsedDoc:
             if "://" in tok.content:
                 _scan_urls(doc, tok.content, _Locator(lines, line0, tok.content))
         i += 1
+    _scopes(doc, tokens)
     return doc

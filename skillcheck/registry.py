@@ -69,6 +69,20 @@ INTERNAL_ERROR = declare(
 ).code
 
 
+UNUSED_SUPPRESSION = declare(
+    "SC001",
+    "unused-suppression",
+    "warning",
+    "A 'skillcheck: ignore' comment names a code that has no finding where it applies.",
+).code
+INVALID_SUPPRESSION = declare(
+    "SC002",
+    "invalid-suppression",
+    "warning",
+    "A 'skillcheck:' comment is malformed or names no rule code, prefix or name.",
+).code
+
+
 def checker(family: str) -> Callable[[Checker], Checker]:
     """Register a function that checks one skill and may emit any code of ``family`` (a code
     prefix): it runs only when --select / --ignore keep at least one declared code of it."""
@@ -97,6 +111,7 @@ def load_builtin_rules() -> None:
         budgets,
         codeblocks,
         engineflags,
+        flagindex,
         frontmatter,
         links,
         sources,

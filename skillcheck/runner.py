@@ -176,6 +176,7 @@ class Loaded:
     files: int
     data: list[SkillData]  # per skill: its sources.json and data tables, validated
     scope: str = "all"  # names the checked tree (its skill roots) for the caches
+    base: Path | None = None  # the configuration's folder: per-file-ignores globs start there
 
 
 def _find_all(
@@ -274,7 +275,7 @@ def load_skills(
                         0,
                         "SC225",
                         "file is empty",
-                        "write the page or delete it",
+                        "write the page",
                     )
                 )
             key = content_key(rr.data)
@@ -296,7 +297,7 @@ def load_skills(
     data = [load_skill_data(s.root, s.files, cache) for s in skills]
     if cache is not None:
         cache.save()
-    return Loaded(skills, docs_by_skill, diagnostics, files, data, scope)
+    return Loaded(skills, docs_by_skill, diagnostics, files, data, scope, base)
 
 
 def run(
@@ -304,6 +305,20 @@ def run(
 ) -> Result:
     started = time.perf_counter()
     return check_loaded(load_skills(paths, config, cwd, exclude_base), config, cwd, started)
+
+
+def _unsuppressed(found: list[Diagnostic], loaded: Loaded, config: Config) -> list[Diagnostic]:
+    """The findings no suppression comment or per-file-ignores entry silences, with the
+    suppressions' own findings (SC001, SC002) as far as they are selected. Applied here, once,
+    after every checker, so that every reporter sees the final list; never memoised (it
+    depends on the comments, which a file's parse carries)."""
+    from skillcheck import suppress
+
+    def judged(code: str) -> bool:  # the codes this run could emit: no probe codes
+        return not code.startswith("SC4") and selected(code, config.select, config.ignore)
+
+    kept, own, _ = suppress.apply(found, loaded.skills, loaded.docs, config, loaded.base, judged)
+    return kept + [d for d in own if selected(d.code, config.select, config.ignore)]
 
 
 def check_loaded(loaded: Loaded, config: Config, cwd: Path, started: float | None = None) -> Result:
@@ -321,6 +336,7 @@ def check_loaded(loaded: Loaded, config: Config, cwd: Path, started: float | Non
         for d in diagnostics
         if d.code == INTERNAL_ERROR or selected(d.code, config.select, config.ignore)
     ]
+    diagnostics = _unsuppressed(diagnostics, loaded, config)
     diagnostics = sorted(
         set(diagnostics), key=lambda d: (d.path, d.line, d.column, d.code, d.message)
     )

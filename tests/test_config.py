@@ -46,9 +46,23 @@ KEYS: dict[str, tuple[str, Any, list[str]]] = {
             '"vllm=0.33.0"',
         ],
     ),
+    "per-file-ignores": (
+        '{ "references/legacy/*.md" = ["SC201", "orphan-file"], "x.md" = "sc2" }',
+        (("references/legacy/*.md", ("SC201", "SC208")), ("x.md", ("SC2",))),
+        [
+            '["SC201"]',
+            '{ "a.md" = [] }',
+            '{ "a.md" = [201] }',
+            '{ "" = ["SC201"] }',
+            '{ "a.md" = ["SC9"] }',
+            '{ "a.md" = ["broken-links"] }',
+        ],
+    ),
     "cache": ("false", False, ['"false"', "0"]),
     "cache-dir": ('"/tmp/x"', "/tmp/x", ['""', "1", "true", '["/tmp"]']),
     "jobs": ("0", 0, ["-1", "1.0", '"4"', "true"]),
+    "snippets": ('"strict"', "strict", ['"Strict"', '"loose"', '""', "true", '["strict"]']),
+    "orphans": ('"error"', "error", ['"errors"', '"Error"', '""', "true", '["error"]']),
     "timeout": ("0.5", 0.5, ["0", "-1", "nan", "inf", '"10"', "true"]),
     "retries": ("0", 0, ["-1", "2.5", '"2"', "false"]),
     "concurrency": ("1", 1, ["0", "-1", "1.5", "true"]),
@@ -103,6 +117,14 @@ def test_invalid_value_is_a_config_error(tmp_path: Path, key: str, text: str) ->
         ("ignore", '[""]', "must not hold an empty string"),
         ("engine-pins", '{ vlm = "0.33.0" }', "unknown engine 'vlm'; known engines: "),
         ("exclude", "[1]", "must be a list of strings"),
+        ("orphans", '"fatal"', "must be one of 'warning', 'error', not 'fatal'"),
+        (
+            "per-file-ignores",
+            '{ "docs/*.md" = ["broken-links"] }',
+            "'docs/*.md': 'broken-links' is not a rule code, prefix or name (SC followed by 1 to "
+            "3 digits, e.g. SC2 or SC201); did you mean broken-link?",
+        ),
+        ("snippets", '"loose"', "must be one of 'lenient', 'strict', not 'loose'"),
     ],
 )
 def test_cli_reports_a_bad_value_as_a_usage_error(
@@ -128,7 +150,8 @@ def test_defaults_without_a_table(tmp_path: Path) -> None:
         cfg.strict,
         cfg.cache,
         cfg.jobs,
-    ) == (500, 5000, 300, 2_000_000, 180, False, True, 0)
+        cfg.snippets,
+    ) == (500, 5000, 300, 2_000_000, 180, False, True, 0, "lenient")
 
 
 def test_table_that_is_not_a_table(tmp_path: Path) -> None:

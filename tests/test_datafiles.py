@@ -99,7 +99,9 @@ def test_broken_copy_of_the_pack(tmp_path: Path) -> None:
     skill.mkdir()
     shutil.copy(ROOT / "SKILL.md", skill / "SKILL.md")
     for folder in ("references", "assets", "data"):
-        shutil.copytree(ROOT / folder, skill / folder)
+        # data/engine-flags/history is left out of the check by pyproject.toml's exclude
+        ignore = shutil.ignore_patterns("history") if folder == "data" else None
+        shutil.copytree(ROOT / folder, skill / folder, ignore=ignore)
     gpus = skill / "data" / "gpus.json"
     text = gpus.read_text(encoding="utf-8")
     text = text.replace('"memory_bandwidth_gbps": 3350', '"memory_bandwidth_gbps": "3.35 TB/s"', 1)
@@ -168,6 +170,29 @@ def test_broken_json_in_a_table_is_reported_whatever_it_declares(tmp_path: Path)
     assert _skill_with_models(tmp_path, '{"models": [1,]}') == [
         "SC311 1:15"
     ]  # the "]" after the trailing comma
+
+
+def test_sources_json_is_judged_whatever_its_schema_key_says(tmp_path: Path) -> None:
+    """Unlike the tables, data/sources.json is always ours to judge: the citation rules read
+    it. A registry with no (or another) $schema is still validated and still loaded."""
+    entry = {
+        "id": "src-1",
+        "title": "Source 1",
+        "url": "https://docs.fixture-source.dev/1",
+        "publisher": "Example",
+        "kind": "docs",
+        "topics": ["serving"],
+        "checked": "2026-11-01",
+    }
+    path = tmp_path / "sources.json"
+    for head, problems in (
+        ({}, ["SC302 $: '$schema' is a required property"]),
+        ({"$schema": "https://example.com/other.schema.json"}, []),
+    ):
+        path.write_text(json.dumps({**head, "sources": [entry]}), encoding="utf-8")
+        reg = datafiles.load_registry(path)
+        assert reg.loaded and list(reg.entries) == ["src-1"]
+        assert [f"{p.code} {p.message}" for p in reg.problems] == problems
 
 
 # mem_capacity of NVIDIA's AIConfigurator system files (ai-dynamo/aiconfigurator at

@@ -1,7 +1,7 @@
 """Reachability from SKILL.md (SC208, SC209) does not depend on the order files are visited
-in: the same tree gives the same findings under every hash seed, and a file's depth is its
-shortest path from SKILL.md, where a script brings the files of its own folder at its own
-depth."""
+in: the same tree gives the same findings under every hash seed (trees with links, with
+mentions and with unreachable roots), and a file's depth is its shortest path from SKILL.md,
+where a script brings the files of its own folder at its own depth."""
 
 from __future__ import annotations
 
@@ -38,7 +38,13 @@ def _check_under_seed(case: Path, seed: str) -> tuple[int, str]:
 
 @pytest.mark.parametrize(
     "case",
-    [FIXTURES / "pass" / "script-folder-depth", FIXTURES / "fail" / "deep-reference"],
+    [
+        FIXTURES / "pass" / "script-folder-depth",
+        FIXTURES / "fail" / "deep-reference",
+        FIXTURES / "pass" / "mentions",
+        FIXTURES / "fail" / "mention-case",
+        FIXTURES / "fail" / "orphan-roots",
+    ],
     ids=lambda p: p.name,
 )
 def test_the_same_findings_under_every_hash_seed(case: Path) -> None:

@@ -18,7 +18,7 @@ import yaml
 from .conftest import ROOT
 
 WORKFLOWS = ROOT / ".github" / "workflows"
-NAMES = ["ci.yml", "probe.yml", "release.yml"]
+NAMES = ["ci.yml", "probe.yml", "release-check.yml", "release.yml"]
 # owner/repo[/path]@<commit> and, after it on the line, the release the commit was tagged as:
 # the form Dependabot and Renovate update.
 USES_LINE = re.compile(r"^\s*(?:-\s+)?uses:\s*(?P<ref>\S+)(?P<rest>.*)$")
@@ -28,6 +28,7 @@ VERSION_COMMENT = re.compile(r"^\s+# v\d+\.\d+\.\d+$")
 WRITERS = {
     ("release.yml", "pypi"): {"id-token": "write"},
     ("release.yml", "github-release"): {"contents": "write"},
+    ("release-check.yml", "release-check"): {"issues": "write"},
 }
 
 
@@ -201,6 +202,19 @@ def test_probe_is_weekly_cached_and_never_on_pull_requests() -> None:
     assert "--format github" in probe["run"]
     assert probe["env"]["GITHUB_TOKEN"] == "${{ secrets.GITHUB_TOKEN }}"
     assert steps(job).index(cache) < steps(job).index(probe)
+
+
+def test_release_check_is_scheduled_and_reports_through_an_issue() -> None:
+    wf = load("release-check.yml")
+    assert set(wf["on"]) == {"schedule", "workflow_dispatch"}  # never on pull requests
+    job = wf["jobs"]["release-check"]
+    assert job["permissions"] == {"contents": "read", "issues": "write"}
+    engines = {row["engine"]: row["package"] for row in job["strategy"]["matrix"]["include"]}
+    assert engines == {"vllm": "vllm", "sglang": "sglang", "llama.cpp": "llama-cpp-python"}
+    check = step_running(job, "python -m tools.manifests release-check")
+    assert check["env"]["ENGINE"] == "${{ matrix.engine }}"
+    assert check["env"]["ONLY"] == "${{ inputs.engine }}"
+    assert "gh issue create" in check["run"] and "gh issue edit" in check["run"]
 
 
 def test_release_builds_publishes_and_attaches_the_pack() -> None:

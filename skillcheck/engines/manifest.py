@@ -63,7 +63,9 @@ class Option:
     a boolean option off (``--no-x``). ``nargs`` follows argparse: ``None`` for
     exactly one value when ``takes_value``, ``"?"``, ``"*"``, ``"+"`` or a
     count. ``commands`` limits the option to some of the manifest's commands
-    (``None``: all of them).
+    (``None``: all of them). ``default`` is the default the source states, as the
+    command line spells it (``None``: no default; a value starting with
+    ``(computed`` is computed at run time).
     """
 
     name: str
@@ -83,6 +85,7 @@ class Option:
     env: str | None = None
     commands: tuple[str, ...] | None = None
     config_ok: bool = True
+    default: str | None = None
 
     @property
     def spellings(self) -> tuple[str, ...]:
@@ -201,6 +204,12 @@ def _tuple(value: Any) -> tuple[str, ...]:
     return _opt_tuple(value) or ()
 
 
+def _opt_str(value: Any, name: Any) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise ManifestError(f"bad default {value!r} for {name!r}: expected a string or null")
+    return value
+
+
 def _option_from_dict(raw: Mapping[str, Any]) -> Option:
     nargs = raw.get("nargs")
     if nargs is not None and not isinstance(nargs, (str, int)):
@@ -223,6 +232,7 @@ def _option_from_dict(raw: Mapping[str, Any]) -> Option:
         env=raw.get("env"),
         commands=_opt_tuple(raw.get("commands")),
         config_ok=bool(raw.get("config_ok", True)),
+        default=_opt_str(raw.get("default"), raw.get("name")),
     )
 
 
@@ -245,6 +255,7 @@ def _option_to_dict(opt: Option) -> dict[str, Any]:
         "env": opt.env,
         "commands": None if opt.commands is None else list(opt.commands),
         "config_ok": opt.config_ok,
+        "default": opt.default,
     }
 
 

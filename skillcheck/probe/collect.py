@@ -60,6 +60,8 @@ class Collected:
     problems: list[Diagnostic]  # discovery problems (no skill found)
     skipped: int  # places skipped: example addresses and url-allowlist
     skipped_private: int = 0  # of those, localhost and private addresses (--allow-private)
+    docs: list[dict[str, ParsedDoc]] = field(default_factory=list)  # per skill, as loaded
+    base: Path | None = None  # the configuration's folder (per-file-ignores)
 
 
 class BadURL(ValueError):
@@ -207,17 +209,22 @@ def add_use(targets: dict[str, Target], use: Use) -> None:
 def collect(
     paths: list[Path], config: Config, cwd: Path, exclude_base: Path | None = None
 ) -> Collected:
-    """Find the skills under ``paths`` (as ``check`` does) and every URL they hold."""
+    """Find the skills under ``paths`` (as ``check`` does) and every URL they hold. A PATH
+    that is a file stands for the skill around it, as in ``check``: only the URLs of the files
+    named are probed (``Skill.focus``), ``data/sources.json`` among them when it is named."""
     from skillcheck.runner import load_skills
 
     loaded = load_skills(paths, config, cwd, exclude_base)
     targets: dict[str, Target] = {}
     skipped = private = 0
     for skill, docs, data in zip(loaded.skills, loaded.docs, loaded.data, strict=True):
+        focus = skill.focus
         found: list[Use] = []
         for rel, doc in sorted(docs.items()):
-            found += [Use(skill.display(rel), ln, col, u) for u, ln, col in doc_urls(doc)]
-        if data.registry is not None:  # sources.json, read once when the skill was loaded
+            if focus is None or rel in focus:
+                found += [Use(skill.display(rel), ln, col, u) for u, ln, col in doc_urls(doc)]
+        # sources.json, read once when the skill was loaded
+        if data.registry is not None and (focus is None or SOURCES_REL in focus):
             found += [
                 Use(skill.display(SOURCES_REL), ln, col, u) for u, ln, col in data.registry.urls
             ]
@@ -229,4 +236,6 @@ def collect(
                 continue
             add_use(targets, use)
     problems = [d for d in loaded.problems if d.code == "SC101"]
-    return Collected(targets, loaded.skills, loaded.files, problems, skipped, private)
+    return Collected(
+        targets, loaded.skills, loaded.files, problems, skipped, private, loaded.docs, loaded.base
+    )

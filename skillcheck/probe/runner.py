@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skillcheck import suppress
 from skillcheck.config import Config
 from skillcheck.diagnostics import Diagnostic, Severity
 from skillcheck.probe.codes import CLASSES, CODES
@@ -322,6 +323,11 @@ def run(
                 cache.put(key, o, config.allow_private)
         cache.save()
     diagnostics, unreachable = diagnose(collected, outcomes, config)
+    # suppression comments and per-file-ignores silence probe codes too; whether a comment
+    # is used is judged by `check`, which sees every file (and never the probe codes)
+    diagnostics, _, _ = suppress.apply(
+        diagnostics, collected.skills, collected.docs, config, collected.base
+    )
     diagnostics = [*collected.problems, *diagnostics]
     diagnostics = [d for d in diagnostics if selected(d.code, config.select, config.ignore)]
     diagnostics = sorted(

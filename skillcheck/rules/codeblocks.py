@@ -3,6 +3,12 @@
 ``python`` compiles; ``json``, ``yaml``, ``toml`` parse; ``bash``/``sh``/``shell`` pass
 ``bash -n`` (where bash exists). A block that is deliberately partial opts out with an
 info-string attribute that says why: ```` ```python skip="continues the block above" ````.
+
+By default (``snippets = "lenient"``) a block that fails is read again the way its readers read
+it (:mod:`skillcheck.rules.snippets`): ``...`` for what is left out, JSON comments, placeholders,
+prompts, fragments. ``snippets = "strict"``, and any block that names a file (``title=`` or
+``file=``, the blocks that ``skillcheck extract`` writes and the template tests run), get the
+plain parsers only.
 Engine commands and engine config blocks are checked by :mod:`skillcheck.rules.engineflags`.
 """
 
@@ -18,16 +24,27 @@ from collections.abc import Callable, Iterator
 from skillcheck.context import Context
 from skillcheck.diagnostics import Diagnostic
 from skillcheck.document import Fence
+from skillcheck.extract import NAME_ATTRS
 from skillcheck.registry import checker, declare
+from skillcheck.rules import snippets
 
 SHELLS = {"bash", "sh", "shell"}
 SKIP_ATTR = "skip"
 
-declare("SC601", "python-syntax", "error", "A python block does not compile.")
-declare("SC602", "json-syntax", "error", "A json block does not parse.")
-declare("SC603", "yaml-syntax", "error", "A yaml block does not parse.")
-declare("SC604", "toml-syntax", "error", "A toml block does not parse.")
-declare("SC605", "shell-syntax", "error", "A bash/sh/shell block fails 'bash -n'.")
+# Errors in both modes: once the conventions of documentation are allowed, what fails is what
+# an agent that copies the block into a file, a request or a terminal trips on (README.md).
+declare(
+    "SC601", "python-syntax", "error", "A python block does not compile, even read as a snippet."
+)
+declare("SC602", "json-syntax", "error", "A json block does not parse, even read as a snippet.")
+declare("SC603", "yaml-syntax", "error", "A yaml block does not parse, even read as a snippet.")
+declare("SC604", "toml-syntax", "error", "A toml block does not parse, even read as a snippet.")
+declare(
+    "SC605",
+    "shell-syntax",
+    "error",
+    "A bash/sh/shell block fails 'bash -n', even read as a snippet.",
+)
 declare(
     "SC606",
     "skip-without-reason",
@@ -108,19 +125,43 @@ def _toml(fence: Fence) -> tuple[int, int, str] | None:
     return None
 
 
+def lenient(ctx: Context, fence: Fence) -> bool:
+    """Whether a block is read as a snippet: not in strict mode, not a block that names the
+    file it is written to (those are run as they are), and not an engine config file
+    (``engine="vllm"``: the engine loads it as written)."""
+    if ctx.config.snippets == "strict":
+        return False
+    if fence.attrs.get("engine", "").strip():
+        return False
+    return not any(fence.attrs.get(a, "").strip() for a in NAME_ATTRS)
+
+
+def _judge(
+    fence: Fence, fn: Callable[[Fence], tuple[int, int, str] | None], as_snippet: bool
+) -> tuple[int, int, str] | None:
+    """The plain parser's verdict; for a snippet that fails it, the verdict of the reading that
+    allows the conventions of documentation."""
+    result = fn(fence)
+    if result is None or not as_snippet:
+        return result
+    return LENIENT[fence.lang](fence.content)
+
+
 def _memoised(
     ctx: Context, fence: Fence, fn: Callable[[Fence], tuple[int, int, str] | None]
 ) -> tuple[int, int, str] | None:
     from skillcheck import resultmemo as memo_mod
 
+    as_snippet = lenient(ctx, fence)
     memo = memo_mod.for_config(ctx.config)
     if memo is None:
-        return fn(fence)
-    k = memo_mod.key("block-" + fence.lang, fence.content)
+        return _judge(fence, fn, as_snippet)
+    mode = "\0snippet\0" if as_snippet else ""  # a strict verdict keeps its old key
+    k = memo_mod.key("block-" + fence.lang, mode + fence.content)
     hit = memo.get(k)
     if hit is not None:
         return None if hit == "ok" else (int(hit[0]), int(hit[1]), str(hit[2]))
-    result = fn(fence)
+    result = _judge(fence, fn, as_snippet)
     memo.put(k, "ok" if result is None else list(result))
     return result
 
@@ -133,9 +174,22 @@ CHECKS = {
     "yml": ("SC603", _yaml),
     "toml": ("SC604", _toml),
 }
+LENIENT: dict[str, Callable[[str], tuple[int, int, str] | None]] = {
+    "python": snippets.python,
+    "py": snippets.python,
+    "json": snippets.json_,
+    "yaml": snippets.yaml_,
+    "yml": snippets.yaml_,
+    "toml": snippets.toml_,
+}
 
 
-def _bash_errors(blocks: list[tuple[str, Fence]]) -> dict[int, tuple[int, str]]:
+def _page_lines(msg: str, fence: Fence) -> str:
+    """A Python snippet's message names lines of the page, not of the block ("... on line 12")."""
+    return snippets.ON_LINE.sub(lambda m: f"on line {fence.body_line + int(m[1]) - 1}", msg)
+
+
+def _bash_errors(blocks: list[str]) -> dict[int, tuple[int, str]]:
     """Run ``bash -n`` once over all blocks (each in its own function body); only when that
     fails, once per block to find which. Returns index -> (line in block, message)."""
     bash = shutil.which("bash")
@@ -151,15 +205,13 @@ def _bash_errors(blocks: list[tuple[str, Fence]]) -> dict[int, tuple[int, str]]:
             return True, str(exc)  # cannot judge: do not report
         return proc.returncode == 0, proc.stderr
 
-    combined = "".join(
-        f"__skillcheck_{i}() {{\n:\n{f.content}\n}}\n" for i, (_, f) in enumerate(blocks)
-    )
+    combined = "".join(f"__skillcheck_{i}() {{\n:\n{c}\n}}\n" for i, c in enumerate(blocks))
     ok, _ = run(combined)
     if ok:
         return {}
     out: dict[int, tuple[int, str]] = {}
-    for i, (_, f) in enumerate(blocks):
-        ok, err = run(f.content)
+    for i, content in enumerate(blocks):
+        ok, err = run(content)
         if not ok:
             line, msg = 1, err.strip().splitlines()[0] if err.strip() else "syntax error"
             # "bash: line 3: syntax error near unexpected token `fi'"
@@ -171,6 +223,21 @@ def _bash_errors(blocks: list[tuple[str, Fence]]) -> dict[int, tuple[int, str]]:
                     pass
             out[i] = (line, msg)
     return out
+
+
+def _shell_errors(ctx: Context, fences: list[Fence]) -> dict[int, tuple[int, str]]:
+    """``bash -n`` on every block; a snippet that fails is tried again as the reader reads it
+    (placeholders, a transcript's commands), so what passes plainly is never re-judged."""
+    errors = _bash_errors([f.content for f in fences])
+    again = [i for i in sorted(errors) if lenient(ctx, fences[i])]
+    if again:
+        second = _bash_errors([snippets.shell(fences[i].content) for i in again])
+        for k, i in enumerate(again):
+            if k in second:
+                errors[i] = second[k]
+            else:
+                del errors[i]
+    return errors
 
 
 @checker("SC6")
@@ -199,6 +266,8 @@ def check_blocks(ctx: Context) -> Iterator[Diagnostic]:
             problem = _memoised(ctx, fence, fn)
             if problem is not None:
                 line, col, msg = problem
+                if code == "SC601" and lenient(ctx, fence):
+                    msg = _page_lines(msg, fence)
                 yield ctx.diag(
                     rel,
                     fence.body_line + line - 1,
@@ -207,7 +276,7 @@ def check_blocks(ctx: Context) -> Iterator[Diagnostic]:
                     f"{fence.lang} block does not parse: {msg}",
                     'fix it, or mark a deliberate fragment with skip="why"',
                 )
-    for i, (line, msg) in sorted(_bash_errors(shells).items()):
+    for i, (line, msg) in sorted(_shell_errors(ctx, [f for _, f in shells]).items()):
         rel, fence = shells[i]
         yield ctx.diag(
             rel,

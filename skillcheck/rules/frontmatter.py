@@ -113,7 +113,6 @@ declare(
     "warning",
     "'name' holds non-ASCII lowercase letters; clients disagree on them.",
 )
-declare("SC126", "skill-md-symlink", "error", "SKILL.md is a symlink pointing outside the skill.")
 
 
 @checker("SC1")

@@ -5,17 +5,17 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
-from collections import deque
 from collections.abc import Callable, Iterator
 
 from skillcheck.context import Context
 from skillcheck.diagnostics import Diagnostic
 from skillcheck.document import ParsedDoc
 from skillcheck.hints import closest_name, closest_path
-from skillcheck.linktargets import is_absolute, is_external, split_target
+from skillcheck.linktargets import is_absolute, is_external, join, split_target
+from skillcheck.mentions import strip_prefix
+from skillcheck.reach import Mentions, metadata_files, metadata_targets, orphans
 from skillcheck.registry import checker, declare
 
-PACK_DIRS = ("references", "assets", "data", "scripts")
 TEXT_FENCES = {"text", "txt", "plain", "plaintext", ""}
 _PACK_PATH = re.compile(
     r"(?<![\w./-])((?:references|assets|data|scripts)/[\w.*/-]*[\w*/])(#[\w-]+)?"
@@ -47,8 +47,8 @@ declare("SC207", "code-span-path", "error", "A pack path in an inline code span 
 declare(
     "SC208",
     "orphan-file",
-    "error",
-    "A file under references/, assets/, data/ or scripts/ is not reachable from SKILL.md.",
+    "warning",
+    'A file under references/, assets/, data/ or scripts/ is not reachable from SKILL.md (an error with orphans = "error").',
 )
 declare(
     "SC209",
@@ -68,6 +68,21 @@ declare(
     "warning",
     "A footnote reference has no footnote definition in the same page.",
 )
+declare(
+    "SC212",
+    "mention-case",
+    "warning",
+    "A file named in the text differs in case from the file on disk.",
+)
+declare(
+    "SC213",
+    "template-link",
+    "warning",
+    "A link or pack path in a fill-in template does not resolve.",
+)
+
+# (page, skill-relative file) pairs whose case problem a link rule reported: once is enough
+CaseDone = set[tuple[str, str]]
 
 
 def _anchor_problem(ctx: Context, target_rel: str, frag: str) -> str | None:
@@ -93,28 +108,89 @@ def _is_md(rel: str) -> bool:
     return rel.lower().endswith((".md", ".markdown"))
 
 
+_TEMPLATE_WORD = re.compile(r"(?i)\btemplate\b")
+
+
+def is_template(rel: str, doc: ParsedDoc | None) -> bool:
+    """A fill-in template: a Markdown file in an ``assets``, ``templates`` or ``template``
+    folder whose name says "template", whose top-level heading calls it a template, or whose
+    text has ``{{placeholder}}`` or ``[TODO`` fields. Its links may be meant for where the
+    filled-in copy goes."""
+    folders = rel.lower().split("/")[:-1]
+    if doc is None or not {"assets", "templates", "template"} & set(folders):
+        return False
+    return (
+        "template" in rel.rsplit("/", 1)[-1].lower()
+        or doc.fill_in
+        or any(h.level == 1 and _TEMPLATE_WORD.search(h.text) for h in doc.headings)
+    )
+
+
+def _missing(ctx: Context, rel: str, line: int, col: int, code: str) -> str | None:
+    """The code for a path that does not resolve: None when the text presents it as an
+    example (pack paths only, SC206 and SC207), SC213 in a fill-in template, else ``code``."""
+    doc = ctx.docs.get(rel)
+    if code != "SC201" and doc is not None and doc.is_example(line, col):
+        return None
+    return "SC213" if is_template(rel, doc) else code
+
+
 @checker("SC2")
 def check_links(ctx: Context) -> Iterator[Diagnostic]:
     skill = ctx.skill
     edges: dict[str, set[str]] = {rel: set() for rel in ctx.docs}
     files = set(skill.files)
+    case_done: CaseDone = set()
 
     def reach(rel: str, target: str) -> None:
         if target in files or target == "":
-            edges[rel].add(target)
+            edges.setdefault(rel, set()).add(target)
         else:  # a directory: reaches every file below it
             prefix = target.rstrip("/") + "/"
-            edges[rel].update(f for f in files if f.startswith(prefix))
+            edges.setdefault(rel, set()).update(f for f in files if f.startswith(prefix))
 
     for rel, doc in ctx.docs.items():
         yield from _undefined_references(ctx, rel, doc)
         targets = [(lk.target, lk.line, lk.column) for lk in doc.links if lk.kind != "reference"]
         targets += [(d.target, d.line, d.column) for d in doc.definitions]
         for target, line, col in targets:
-            yield from _check_target(ctx, rel, target.strip(), line, col, reach)
-        yield from _code_paths(ctx, rel, doc, reach)
+            yield from _check_target(ctx, rel, target.strip(), line, col, reach, case_done)
+        yield from _code_paths(ctx, rel, doc, reach, case_done)
+    yield from _mentions(ctx, reach, case_done)
+    starts = metadata_files(ctx)
+    for meta in starts:
+        for target in metadata_targets(ctx, meta):
+            reach(meta, target)
+    yield from orphans(ctx, edges, starts)
 
-    yield from _orphans(ctx, edges)
+
+def _mentions(
+    ctx: Context, reach: Callable[[str, str], None], case_done: CaseDone
+) -> Iterator[Diagnostic]:
+    """Files each page names in its text (see :class:`skillcheck.reach.Mentions`) are reached;
+    a name that differs from its file only in case is reported once a page (SC212), at its
+    first mention, and reaches the file all the same."""
+    names = Mentions(ctx)
+    for rel in sorted(ctx.docs):
+        doc = ctx.docs[rel]
+        for text, line, col in doc.mentions:
+            targets, case_fix, path = names.resolve(rel, text)
+            for t in targets:
+                reach(rel, t)
+            if case_fix is None or (rel, case_fix) in case_done or case_fix == rel:
+                continue
+            reach(rel, case_fix)
+            if doc.is_example(line, col) or case_fix == ctx.skill.skill_md:
+                continue  # "SKILL.md" names the entry point, whichever case it is saved in
+            case_done.add((rel, case_fix))
+            yield ctx.diag(
+                rel,
+                line,
+                col,
+                "SC212",
+                f"'{path}' differs in case from the file on disk",
+                f"the file is '{case_fix}': case-sensitive file systems will not find '{path}'",
+            )
 
 
 def _undefined_references(ctx: Context, rel: str, doc: ParsedDoc) -> Iterator[Diagnostic]:
@@ -146,7 +222,13 @@ def _undefined_references(ctx: Context, rel: str, doc: ParsedDoc) -> Iterator[Di
 
 
 def _check_target(
-    ctx: Context, rel: str, target: str, line: int, col: int, reach: Callable[[str, str], None]
+    ctx: Context,
+    rel: str,
+    target: str,
+    line: int,
+    col: int,
+    reach: Callable[[str, str], None],
+    case_done: CaseDone,
 ) -> Iterator[Diagnostic]:
     """One local link target: a fragment of this page (SC204), or a path that stays inside
     the skill (SC203) and exists (see ``_check_local_file``)."""
@@ -161,7 +243,11 @@ def _check_target(
                     rel, line, col, "SC204", f"no heading or id '{frag}' in this file", hint
                 )
         return
-    if is_absolute(path):
+    stripped = _skill_dir_prefix(ctx, rel, path)
+    if stripped is not None:  # {baseDir}/references/x.md: from the skill root
+        path, col = stripped[1], col + len(stripped[0])
+        resolved = join("", path)
+    elif is_absolute(path):
         yield ctx.diag(
             rel,
             line,
@@ -171,7 +257,8 @@ def _check_target(
             "use a path relative to this file",
         )
         return
-    resolved = ctx.resolve(rel, path)
+    else:
+        resolved = ctx.resolve(rel, path)
     if resolved is None:
         yield ctx.diag(
             rel,
@@ -182,7 +269,18 @@ def _check_target(
             "a skill is installed on its own: link only to files inside it",
         )
         return
-    yield from _check_local_file(ctx, rel, path, frag, resolved, line, col, reach)
+    yield from _check_local_file(ctx, rel, path, frag, resolved, line, col, reach, case_done)
+
+
+def _skill_dir_prefix(ctx: Context, rel: str, path: str) -> tuple[str, str] | None:
+    """(prefix, rest) when a link's path starts with a placeholder for the skill folder
+    (``{baseDir}/``) and does not name a file as written (``skills/NAME/`` may be a real
+    folder)."""
+    stripped = strip_prefix(path, ctx.skill.root.name)
+    if stripped is None or is_absolute(path):
+        return stripped
+    literal = ctx.resolve(rel, path)
+    return None if literal and ctx.lookup(literal)[0] else stripped
 
 
 def _check_local_file(
@@ -194,12 +292,15 @@ def _check_local_file(
     line: int,
     col: int,
     reach: Callable[[str, str], None],
+    case_done: CaseDone,
 ) -> Iterator[Diagnostic]:
     """A link's file inside the skill: exists with that case (SC201, SC202), is no symlink
     out (SC203), and has the heading its fragment names (SC205). Records the reach."""
     ok, case_fix = ctx.lookup(resolved)
     if not ok:
         if case_fix is not None:
+            case_done.add((rel, case_fix))
+            reach(rel, case_fix)
             fixed = posixpath.relpath(case_fix, posixpath.dirname(rel) or ".")
             yield ctx.diag(
                 rel,
@@ -210,9 +311,11 @@ def _check_local_file(
                 f"write '{fixed}': case-sensitive file systems and GitHub will not find it",
             )
         else:
-            yield ctx.diag(
-                rel, line, col, "SC201", f"'{path}' does not exist", _suggest(ctx, resolved)
-            )
+            code = _missing(ctx, rel, line, col, "SC201")
+            if code is not None:
+                yield ctx.diag(
+                    rel, line, col, code, f"'{path}' does not exist", _suggest(ctx, resolved)
+                )
         return
     if ctx.escapes_via_symlink(resolved):
         yield ctx.diag(
@@ -234,7 +337,7 @@ def _check_local_file(
 
 
 def _code_paths(
-    ctx: Context, rel: str, doc: ParsedDoc, reach: Callable[[str, str], None]
+    ctx: Context, rel: str, doc: ParsedDoc, reach: Callable[[str, str], None], case_done: CaseDone
 ) -> Iterator[Diagnostic]:
     """Pack paths written in text blocks and inline code, relative to the skill root."""
     for fence in doc.fences:
@@ -250,6 +353,7 @@ def _code_paths(
                         m.start() + 1,
                         "SC206",
                         reach,
+                        case_done,
                     )
         else:  # commands in other blocks (python scripts/x.py) still reach files
             for m in _PACK_PATH.finditer(fence.content):
@@ -257,11 +361,16 @@ def _code_paths(
             for m in _MODULE.finditer(fence.content):
                 _mention(ctx, rel, m.group(1).replace(".", "/") + ".py", reach)
     for span in doc.code_spans:
-        text = span.text.strip()
+        text, col = span.text.strip(), span.column
+        quoted = text.strip("'\"")
+        stripped = strip_prefix(quoted, ctx.skill.root.name)
+        if stripped is not None and _SPAN_PATH.match(stripped[1]):  # "{baseDir}/scripts/x.py"
+            col += text.find(quoted) + len(stripped[0])
+            text = stripped[1]
         if _SPAN_PATH.match(text):
             p, _, frag = text.partition("#")
             yield from _check_pack_path(
-                ctx, rel, p, "#" + frag if frag else None, span.line, span.column, "SC207", reach
+                ctx, rel, p, "#" + frag if frag else None, span.line, col, "SC207", reach, case_done
             )
         else:
             for m in _PACK_PATH.finditer(text):
@@ -286,18 +395,20 @@ def _check_pack_path(
     col: int,
     code: str,
     reach: object,
+    case_done: CaseDone,
 ) -> Iterator[Diagnostic]:
     assert callable(reach)
     path = path.rstrip(".,:;")
     where = "text block" if code == "SC206" else "code span"
     if "*" in path:
         matches = [f for f in ctx.skill.files if fnmatch.fnmatchcase(f, path)]
-        if not matches:
+        missing = _missing(ctx, rel, line, col, code) if not matches else None
+        if missing is not None:
             yield ctx.diag(
                 rel,
                 line,
                 col,
-                code,
+                missing,
                 f"'{path}' in a {where} matches no file",
                 "fix the pattern or add the files",
             )
@@ -307,10 +418,15 @@ def _check_pack_path(
     clean = path.rstrip("/")
     ok, case_fix = ctx.lookup(clean)
     if not ok:
+        if case_fix:
+            case_done.add((rel, case_fix))
+            reach(rel, case_fix)
+        missing = code if case_fix else _missing(ctx, rel, line, col, code)
         hint = (
             f"write '{case_fix}'" if case_fix else _suggest(ctx, clean)
         ) + " (pack paths are read from the skill root)"
-        yield ctx.diag(rel, line, col, code, f"'{path}' in a {where} does not exist", hint)
+        if missing is not None:
+            yield ctx.diag(rel, line, col, missing, f"'{path}' in a {where} does not exist", hint)
         return
     reach(rel, clean)
     if frag and _is_md(clean):
@@ -330,86 +446,3 @@ def _mention(ctx: Context, rel: str, path: str, reach: object) -> None:
         return
     if ctx.lookup(clean)[0]:
         reach(rel, clean)
-
-
-def _is_script(rel: str) -> bool:
-    return rel.startswith("scripts/") and not _is_md(rel)
-
-
-def _depths(start: str, edges: dict[str, set[str]], files: list[str]) -> dict[str, int]:
-    """Each reachable file's depth: the fewest links or mentions on a path from ``start``.
-    A script brings the files of its own folder (its modules, its schemas) at its own depth,
-    so an edge costs 0 or 1 and the walk is a 0-1 breadth-first search: a file whose depth
-    drops is visited again, and the depths found are the shortest whatever order the edges
-    come in (they are visited sorted all the same)."""
-    by_folder: dict[str, list[str]] = {}
-    depth: dict[str, int] = {start: 0}
-    queue: deque[str] = deque([start])
-    while queue:
-        cur = queue.popleft()
-        steps = [(nxt, 1) for nxt in sorted(edges.get(cur, ()))]
-        if _is_script(cur):
-            folder = cur.rsplit("/", 1)[0] + "/"
-            if folder not in by_folder:
-                by_folder[folder] = sorted(f for f in files if f.startswith(folder))
-            steps = [(nxt, 0) for nxt in by_folder[folder]] + steps
-        for nxt, cost in steps:
-            d = depth[cur] + cost
-            if nxt not in depth or d < depth[nxt]:
-                depth[nxt] = d
-                if cost:
-                    queue.append(nxt)
-                else:
-                    queue.appendleft(nxt)
-    return depth
-
-
-def _reached_through(f: str, edges: dict[str, set[str]], depth: dict[str, int]) -> str:
-    """The file a deep file is reached through: the first page (by name) one level up that
-    names it, else a script at its depth whose folder holds it (one a page names first)."""
-
-    def named_by(g: str) -> list[str]:
-        return sorted(src for src, dst in edges.items() if g in dst and depth.get(src) == d - 1)
-
-    d = depth[f]
-    pages = named_by(f)
-    if pages:
-        return pages[0]
-    scripts = sorted(
-        (not named_by(s), s)
-        for s, sd in depth.items()
-        if sd == d and s != f and _is_script(s) and f.startswith(s.rsplit("/", 1)[0] + "/")
-    )
-    return scripts[0][1] if scripts else "another file"
-
-
-def _orphans(ctx: Context, edges: dict[str, set[str]]) -> Iterator[Diagnostic]:
-    """Files under the pack folders that SKILL.md does not reach (SC208), or reaches only
-    two or more links away (SC209)."""
-    start = ctx.skill.skill_md
-    if start is None or start not in ctx.docs:
-        return
-    depth = _depths(start, edges, ctx.skill.files)
-    for f in ctx.skill.files:
-        top = f.split("/", 1)[0]
-        if top not in PACK_DIRS or "/" not in f or f.endswith(".gitkeep"):
-            continue
-        d = depth.get(f)
-        if d is None:
-            yield ctx.diag(
-                f,
-                0,
-                0,
-                "SC208",
-                f"{f} is not reachable from {start}",
-                f"link it from {start} (or from a page {start} links), or delete it",
-            )
-        elif d >= 2:
-            yield ctx.diag(
-                f,
-                0,
-                0,
-                "SC209",
-                f"{f} is reached only through {_reached_through(f, edges, depth)}",
-                f"link it from {start} too: keep references one level deep",
-            )

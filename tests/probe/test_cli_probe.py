@@ -164,3 +164,54 @@ def test_no_cache_writes_no_cache_file(tmp_path: Path, server: ProbeServer) -> N
 def test_no_skill(tmp_path: Path) -> None:
     code, out, _ = invoke("probe", ".", cwd=tmp_path)
     assert code == 1 and "SC101" in out
+
+
+def test_a_file_probes_only_its_own_urls_within_its_skill(
+    tmp_path: Path, server: ProbeServer
+) -> None:
+    """As ``check FILE``: the file stands for the skill around it, and only the URLs written in
+    the files named are probed (data/sources.json only when it is named)."""
+    root = _project(tmp_path, [])
+    skill = write_skill(root, [server.url("/status/404")], sources=[server.url("/status/410")])
+    (skill / "references").mkdir()
+    (skill / "references" / "page.md").write_text(
+        f"# Page\n\nSee [ok]({server.url('/ok')}).\n", encoding="utf-8"
+    )
+    page = "demo/references/page.md"
+    code, out, err = invoke("probe", "--allow-private", "--no-cache", page, cwd=root)
+    assert code == 0, out
+    assert out.startswith("0 errors, 0 warnings in 1 skill")
+    assert "probe: 1 URL in 1 place, 1 request" in err
+    assert sorted({p for _, p in server.requests()}) == ["/ok"]
+
+    server.reset()
+    code, out, _ = invoke("probe", "--allow-private", "--no-cache", "demo/SKILL.md", cwd=root)
+    assert code == 1
+    assert [line.split(": ")[0] for line in out.splitlines() if "SC4" in line] == [
+        "demo/SKILL.md:8:12"
+    ]
+    assert sorted({p for _, p in server.requests()}) == ["/status/404"]
+
+    server.reset()
+    code, out, _ = invoke(
+        "probe", "--allow-private", "--no-cache", "demo/data/sources.json", page, cwd=root
+    )
+    assert code == 1
+    assert sorted({p for _, p in server.requests()}) == ["/ok", "/status/410"]
+    assert "demo/SKILL.md" not in out
+
+
+def test_suppression_comments_silence_probe_findings(tmp_path: Path, server: ProbeServer) -> None:
+    root = _project(tmp_path, [])
+    (root / "demo" / "SKILL.md").write_text(
+        "---\nname: demo\ndescription: Demo skill for the probe tests.\n---\n\n"
+        f"<!-- skillcheck: ignore url-broken -->\n[gone]({server.url('/status/404')})\n\n"
+        f"[moved]({server.url('/moved')}) <!-- skillcheck: ignore SC406 -->\n\n"
+        f"[also gone]({server.url('/status/410')})\n",
+        encoding="utf-8",
+    )
+    code, out, _ = invoke("probe", "--allow-private", "--no-cache", "demo", cwd=root)
+    assert code == 1
+    assert [line.split(": ")[0:2] for line in out.splitlines() if ": SC" in line] == [
+        ["demo/SKILL.md:11:13", "SC401 " + server.url("/status/410") + " is broken"]
+    ]

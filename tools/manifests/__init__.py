@@ -17,7 +17,13 @@ pydantic would read them (:mod:`.argparse_reader`, :mod:`.click_reader`,
 :mod:`.pydantic_reader`); llama.cpp's ``common/arg.cpp`` is read with a small
 C++ scanner (:mod:`.cpp_reader`). One module per engine knows where its options
 are declared; :mod:`.source` finds and unpacks the release, :mod:`.build` adds
-the provenance.
+the provenance, :mod:`.defaults` and :mod:`.cpp_defaults` read each option's default.
+
+The flag index under ``data/engine-flags/`` is built by the subcommands
+``python -m tools.manifests history ENGINE --releases ...`` (:mod:`.history`),
+``python -m tools.manifests index ENGINE|--all`` (:mod:`.index`), and a new release is
+checked against the pack with ``python -m tools.manifests release-check ENGINE VERSION``
+(:mod:`.release_check`).
 """
 
 from tools.manifests.build import ENGINES, MANIFEST_DIR, build, manifest_filename

@@ -1,5 +1,9 @@
 """The command line of the manifest generator: ``python -m tools.manifests``.
 
+``python -m tools.manifests ENGINE VERSION`` writes a manifest; the subcommands
+``history``, ``index`` and ``release-check`` (first word) build the flag index and
+check a new release against the pack (:mod:`.commands`, :mod:`.release_check`).
+
 Exit codes: 0 the manifest was written (or printed), 1 the source could not be
 read or lacks what the generator expects, 2 bad arguments (argparse).
 """
@@ -17,10 +21,25 @@ from pathlib import Path
 from skillcheck import clock
 from skillcheck.engines import dumps
 from tools.manifests.build import ENGINES, MANIFEST_DIR, build, manifest_filename
+from tools.manifests.commands import history_main, index_main
 from tools.manifests.errors import GenerateError
+from tools.manifests.release_check import release_check_main
+
+SUBCOMMANDS = {
+    "history": history_main,
+    "index": index_main,
+    "release-check": release_check_main,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0] in SUBCOMMANDS:
+        return SUBCOMMANDS[args_list[0]](args_list[1:])
+    return manifest_main(args_list)
+
+
+def manifest_main(argv: Sequence[str]) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m tools.manifests",
         description="Generate an engine-flag manifest from a released engine source.",

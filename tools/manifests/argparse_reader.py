@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skillcheck.engines import CHOICES_KNOWN, CHOICES_STRICT, Option
+from tools.manifests.defaults import render_expr
 from tools.manifests.pyeval import (
     FieldSpec,
     choices_kind,
@@ -32,6 +33,9 @@ class Kw:
     deprecated: str | None = None
     removed: bool = False
     normalize: str | None = None
+    default: str | None = None  # rendered (tools.manifests.defaults)
+    default_given: bool = False
+    flag_default: str | None = None  # what a store_true / store_false flag implies
 
     def copy(self) -> Kw:
         return Kw(**self.__dict__)
@@ -83,6 +87,7 @@ def _action_class_nargs(mod: Module, expr: ast.expr) -> tuple[str, Any]:
 
 
 _FLAG_ACTIONS = ("store_true", "store_false", "store_const", "count", "help", "version")
+_FLAG_DEFAULTS = {"store_true": "false", "store_false": "true", "count": None}
 _INT_TYPES = ("int", "human_readable_int", "human_readable_int_or_auto")
 
 
@@ -90,6 +95,7 @@ def _apply_action(kw: Kw, expr: ast.expr, mod: Module, local: dict[str, Any]) ->
     value = const_eval(expr, mod, local)
     if value in _FLAG_ACTIONS:
         kw.action, kw.nargs, kw.type = "flag", 0, "bool"
+        kw.flag_default = _FLAG_DEFAULTS.get(value)
     elif value == "append":
         kw.action = "append"
     elif value in ("store", "extend"):
@@ -173,7 +179,12 @@ def _apply_deprecated(kw: Kw, expr: ast.expr, mod: Module, local: dict[str, Any]
         kw.deprecated = kw.deprecated or "deprecated"
 
 
+def _apply_default(kw: Kw, expr: ast.expr, mod: Module, local: dict[str, Any]) -> None:
+    kw.default, kw.default_given = render_expr(expr, mod, local), True
+
+
 _KWARGS: dict[str, Callable[[Kw, ast.expr, Module, dict[str, Any]], None]] = {
+    "default": _apply_default,
     "action": _apply_action,
     "type": _apply_type,
     "choices": _apply_choices,
@@ -521,6 +532,7 @@ def argparse_option(
         json_keys=kw.json_keys if kw.type in ("json", "json|str") else None,
         commands=commands,
         config_ok=config_ok(kw),
+        default=kw.default if kw.default_given else kw.flag_default,
     )
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from skillcheck.engines import CHOICES_STRICT, Manifest, Option, ParserRules
+from tools.manifests.cpp_defaults import CppDefaults
 from tools.manifests.cpp_reader import (
     blank_comments,
     function_body,
@@ -219,7 +220,9 @@ def _for_server(arg: CppArg) -> bool:
     return in_example and _SERVER not in arg.excludes
 
 
-def _option(arg: CppArg, text: str, ggml_names: dict[str, str]) -> Option:
+def _option(
+    arg: CppArg, text: str, ggml_names: dict[str, str], defaults: CppDefaults | None = None
+) -> Option:
     longs = [n for n in arg.names if n.startswith("--")]
     name = longs[0] if longs else arg.names[0]
     removed = "arg_removed(" in arg.body or arg.help.lower().startswith(
@@ -250,6 +253,11 @@ def _option(arg: CppArg, text: str, ggml_names: dict[str, str]) -> Option:
         negatable=bool(arg.negs),
         env=arg.env,
         config_ok=False,
+        default=(
+            defaults.of_handler(arg.body, flag=arg.handler in ("void", "bool"))
+            if defaults is not None
+            else None
+        ),
     )
 
 
@@ -289,8 +297,9 @@ def generate(root: Path, version: str) -> Manifest:
         constants[m.group(1)] = re.findall(r"LLAMA_EXAMPLE_\w+", m.group(2))
     body = function_body(text, r"common_params_context\s+common_params_parser_init\s*\(")
     ggml_names = _ggml_type_names(vendor)
+    defaults = CppDefaults(vendor, text)
     options = [
-        _option(arg, text, ggml_names)
+        _option(arg, text, ggml_names, defaults)
         for arg in _cpp_walk(body, _SERVER, constants)
         if _for_server(arg)
     ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -171,6 +172,17 @@ class SourceIndex:
         self.root = root
         self._modules: dict[str, Module | None] = {}
         self.read: set[str] = set()
+        # Files parsed only to render defaults are not listed in the provenance.
+        self.quiet = 0
+
+    @contextmanager
+    def quietly(self) -> Iterator[None]:
+        """Parse modules without listing them as files the options were read from."""
+        self.quiet += 1
+        try:
+            yield
+        finally:
+            self.quiet -= 1
 
     def path_of(self, name: str) -> Path | None:
         base = self.root.joinpath(*name.split("."))
@@ -183,9 +195,10 @@ class SourceIndex:
         if name not in self._modules:
             path = self.path_of(name) if name else None
             self._modules[name] = Module(self, name, path) if path else None
-            if path:
-                self.read.add(path.relative_to(self.root).as_posix())
-        return self._modules[name]
+        found = self._modules[name]
+        if found is not None and not self.quiet:
+            self.read.add(found.path.relative_to(self.root).as_posix())
+        return found
 
     def require(self, name: str) -> Module:
         mod = self.module(name)

@@ -15,6 +15,13 @@ from tools.manifests.argparse_reader import (
     apply_kwarg,
     argparse_option,
 )
+from tools.manifests.defaults import (
+    computed,
+    field_default,
+    filled_by_functions,
+    render_expr,
+    unset_marker,
+)
 from tools.manifests.errors import GenerateError
 from tools.manifests.pyeval import (
     FieldSpec,
@@ -38,7 +45,9 @@ def _arg_meta(meta: Sequence[ast.expr], mod: Module) -> dict[str, ast.expr] | No
     return None
 
 
-def sglang_field_option(spec: FieldSpec) -> RawOption | None:
+def sglang_field_option(
+    spec: FieldSpec, filled: dict[str, list[str]] | None = None
+) -> RawOption | None:
     """An option registered by ``add_cli_args_from_dataclass`` for one field."""
     ann = spec.annotation
     if not (isinstance(ann, ast.Subscript) and terminal_name(ann.value) in ("A", "Annotated")):
@@ -58,7 +67,27 @@ def sglang_field_option(spec: FieldSpec) -> RawOption | None:
     message = deprecation_in_help(help_text)
     if message:
         kw.deprecated = message
+    kw.default, kw.default_given = _field_default(spec, meta, filled or {}), True
     return RawOption(names, kw)
+
+
+def _field_default(
+    spec: FieldSpec, meta: dict[str, ast.expr], filled: dict[str, list[str]]
+) -> str | None:
+    """The field's default; an unset (``None``) field that resolution hooks may fill, or
+    that declares a ``fallback``, is computed at startup."""
+    default = field_default(spec)
+    if default is not None:
+        return default
+    fallback = render_expr(meta.get("fallback"), spec.module)
+    if spec.name in filled:
+        marker = unset_marker(filled[spec.name])
+        return marker if fallback is None else f"{marker[:-1]}; else {fallback})"
+    if fallback is not None:
+        return computed(f"resolution hooks, else {fallback}")
+    if const_eval(meta.get("resolvable"), spec.module) is True:
+        return computed("resolution hooks")
+    return None
 
 
 def _apply_meta(kw: Kw, meta: dict[str, ast.expr], keys: Sequence[str], mod: Module) -> None:
@@ -108,6 +137,39 @@ def _typed_kw(annotation: ast.expr, meta: dict[str, ast.expr], mod: Module) -> K
     return kw
 
 
+def _filled_when_unset(server_args: Module) -> dict[str, list[str]]:
+    """Fields that ``server_args.py`` or a resolution hook under ``arg_groups/`` fills in
+    when unset. The hooks are parsed here only for defaults, not listed as option sources."""
+    filled = filled_by_functions(server_args.tree, "server_args")
+    hooks = server_args.path.parent / "arg_groups"
+    for path in sorted(hooks.glob("*.py")) if hooks.is_dir() else []:
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        except (SyntaxError, ValueError):
+            continue
+        for name, where in filled_by_functions(tree, path.stem).items():
+            filled.setdefault(name, []).extend(w for w in where if w not in filled[name])
+    return filled
+
+
+def _namespaces(server_args: Module) -> list[tuple[Module, ast.ClassDef]]:
+    """The classes whose fields become options: ``_INPUT_NAMESPACES`` (0.5.20 on), or
+    ``ServerArgs`` itself when its fields carry the ``A[...]`` annotations (0.5.18, 0.5.19)."""
+    namespaces = server_args.symbols.get("_INPUT_NAMESPACES")
+    if namespaces is None or not isinstance(namespaces.node, ast.List):
+        server_cls = server_args.class_def("ServerArgs")
+        if server_cls is None or "add_cli_args_from_dataclass" not in server_args.text:
+            raise GenerateError("_INPUT_NAMESPACES not found in server_args.py")
+        return [(server_args, server_cls)]
+    found_all = []
+    for elt in namespaces.node.elts:
+        found = server_args.resolve_expr(elt)
+        if found is None or not isinstance(found[1].node, ast.ClassDef):
+            raise GenerateError(f"namespace {ast.unparse(elt)} not found")
+        found_all.append((found[0], found[1].node))
+    return found_all
+
+
 def _config_ok(kw: Kw) -> bool:
     """SGLang's config loader takes store-true flags and single-value (or store) actions."""
     if kw.action == "bool-optional":
@@ -123,16 +185,11 @@ def generate(root: Path, version: str) -> Manifest:
     launch = index.module("sglang.launch_server")
     if launch is None:
         raise GenerateError("sglang/launch_server.py not found")
-    namespaces = server_args.symbols.get("_INPUT_NAMESPACES")
-    if namespaces is None or not isinstance(namespaces.node, ast.List):
-        raise GenerateError("_INPUT_NAMESPACES not found in server_args.py")
+    filled = _filled_when_unset(server_args)
     raws: list[RawOption] = []
-    for elt in namespaces.node.elts:
-        found = server_args.resolve_expr(elt)
-        if found is None or not isinstance(found[1].node, ast.ClassDef):
-            raise GenerateError(f"namespace {ast.unparse(elt)} not found")
-        for spec in class_fields(found[0], found[1].node):
-            raw = sglang_field_option(spec)
+    for ns_mod, ns_cls in _namespaces(server_args):
+        for spec in class_fields(ns_mod, ns_cls):
+            raw = sglang_field_option(spec, filled)
             if raw is not None:
                 raws.append(raw)
     server_cls = server_args.class_def("ServerArgs")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from pathlib import Path
 
 from skillcheck.engines import (
@@ -14,6 +15,7 @@ from skillcheck.engines import (
     Positional,
 )
 from tools.manifests.argparse_reader import ArgparseInterpreter, Kw, argparse_option
+from tools.manifests.defaults import computed_when_unset, field_default
 from tools.manifests.errors import GenerateError
 from tools.manifests.pyeval import TH, FieldSpec, class_fields, deprecation_in_doc, type_hints
 from tools.manifests.pysource import Module, SourceIndex
@@ -68,13 +70,37 @@ def vllm_field_kw(spec: FieldSpec) -> Kw:
     else:
         kw.type = "str"
     kw.deprecated = deprecation_in_doc(spec.doc)
+    kw.default, kw.default_given = field_default(spec), True
     return kw
+
+
+def _with_computed(options: list[Option], engine_args: tuple[Module, ast.ClassDef]) -> list[Option]:
+    """An option left unset (default ``None``) that ``EngineArgs`` fills in is computed."""
+    filled = computed_when_unset(*engine_args)
+    out = []
+    for opt in options:
+        dest = opt.name.lstrip("-").replace("-", "_")
+        if opt.default is None and dest in filled:
+            opt = replace(opt, default=filled[dest])
+        out.append(opt)
+    return out
+
+
+_CLI_ARGS_MODULES = (
+    "vllm.entrypoints.common.cli_args",
+    "vllm.entrypoints.launchers.cli_args",
+    "vllm.entrypoints.openai.cli_args",
+)
 
 
 def generate(root: Path, version: str) -> Manifest:
     index = SourceIndex(root)
     arg_utils = index.require("vllm.engine.arg_utils")
-    cli_args = index.require("vllm.entrypoints.common.cli_args")
+    # make_arg_parser moved: openai/ (0.28), launchers/ (0.29-0.32), common/ (0.33)
+    cli_args = next(
+        (m for m in map(index.module, _CLI_ARGS_MODULES) if m is not None),
+        None,
+    ) or index.require(_CLI_ARGS_MODULES[0])
     argparse_utils = index.require("vllm.utils.argparse_utils")
     make_parser = cli_args.function("make_arg_parser")
     if make_parser is None or arg_utils.class_def("EngineArgs") is None:
@@ -88,6 +114,9 @@ def generate(root: Path, version: str) -> Manifest:
         r"EnableDisableAction",
     )
     options = [argparse_option(r, enable_disable=enable_disable) for r in interp.options]
+    engine_args = arg_utils.class_def("EngineArgs")
+    assert engine_args is not None  # checked above
+    options = _with_computed(options, (arg_utils, engine_args))
     # argparse adds -h/--help; FlexibleArgumentParser also reads `--help=<keyword>`.
     options.append(
         Option(
