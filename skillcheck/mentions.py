@@ -34,14 +34,24 @@ _TRAILING_LINE = re.compile(r":\d+(?::\d+)?$")
 _BOLD = re.compile(r"^\*\*+(?!/)|(?<!/)\*\*+$")  # emphasis around a word, not a pattern
 
 
+# SKILL_DIR_PREFIXES as one pattern, the skill's name as a group to compare: the alternatives
+# are tried in order, and those with a name start differently from all the others, so the one
+# that matches is the one the table's order would pick.
+_PREFIXES = re.compile(
+    "|".join(
+        f"(?:{p.replace('{name}', f'(?P<name{i}>[^/]+)')})"
+        for i, (p, _) in enumerate(SKILL_DIR_PREFIXES)
+    )
+)
+
+
 def strip_prefix(path: str, skill_name: str) -> tuple[str, str] | None:
     """(prefix as written, the rest) when ``path`` starts with a placeholder for the skill's
     own folder; None otherwise."""
-    for pattern, _ in SKILL_DIR_PREFIXES:
-        m = re.match(pattern.replace("{name}", re.escape(skill_name)), path)
-        if m:
-            return m.group(0), path[m.end() :]
-    return None
+    m = _PREFIXES.match(path)
+    if m is None or any(v not in (None, skill_name) for v in m.groupdict().values()):
+        return None
+    return m.group(0), path[m.end() :]
 
 
 def scan_mentions(lines: list[str], first: int) -> list[tuple[str, int, int]]:

@@ -53,9 +53,13 @@ class Mentions:
     by_name: dict[str, list[str]] = field(default_factory=dict)
     by_lower: dict[str, list[str]] = field(default_factory=dict)
     files: set[str] = field(default_factory=set)
+    # (folder of the page, word) -> what the word names: the same word in the same folder
+    # names the same files, so it is resolved once
+    _done: dict[tuple[str, str], tuple[list[str], str | None, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.files = set(self.ctx.skill.files)
+        self.skill_name = self.ctx.skill.root.name
         for f in self.ctx.skill.files:
             base = f.rsplit("/", 1)[-1]
             self.by_name.setdefault(base, []).append(f)
@@ -64,11 +68,18 @@ class Mentions:
     def resolve(self, rel: str, text: str) -> tuple[list[str], str | None, str]:
         """(files or folders the word names, the on-disk spelling when only its case differs,
         the path as read). Nothing named is ([], None, path)."""
-        stripped = strip_prefix(text, self.ctx.skill.root.name)
+        key = (posixpath.dirname(rel), text)
+        got = self._done.get(key)
+        if got is None:
+            got = self._done[key] = self._resolve(key[0], text)
+        return got
+
+    def _resolve(self, folder: str, text: str) -> tuple[list[str], str | None, str]:
+        stripped = strip_prefix(text, self.skill_name)
         path = (stripped[1] if stripped else text).split("#", 1)[0]
         if not path.rstrip("/"):
             return [], None, path
-        bases = [""] if stripped else [posixpath.dirname(rel), ""]
+        bases = [""] if stripped else [folder, ""]
         if "*" in path:
             return self._glob(bases, path), None, path
         case_fix = None

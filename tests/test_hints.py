@@ -146,3 +146,27 @@ def test_check_ranges_balance_the_files() -> None:
     assert _balanced([], 2) == []
     ranges = _balanced([3, 1, 4, 1, 5, 9, 2, 6], 3)
     assert [i for a, b in ranges for i in range(a, b)] == list(range(8))  # each once, in order
+
+
+def test_strip_prefix_reads_the_table_in_order() -> None:
+    """One compiled pattern gives what matching each SKILL_DIR_PREFIXES entry in turn gives."""
+    import re
+
+    from skillcheck.mentions import SKILL_DIR_PREFIXES, strip_prefix
+
+    def one_by_one(path: str, name: str) -> tuple[str, str] | None:
+        for pattern, _ in SKILL_DIR_PREFIXES:
+            m = re.match(pattern.replace("{name}", re.escape(name)), path)
+            if m:
+                return m.group(0), path[m.end() :]
+        return None
+
+    paths = ["{baseDir}/x.md", "${CLAUDE_SKILL_DIR}/a", "$CLAUDE_SKILL_DIR/a", "$SKILL_DIR/b"]
+    paths += ["${SKILL_DIR}/b", "<skill-dir>/c", "<path-to-skill>/y", "{baseDir}x", "skills/demo"]
+    for name in ("demo", "de.mo", "a+b", "other"):
+        for where in ("~/.claude/skills/", ".claude/skills/", "skills/"):
+            paths += [f"{where}{name}/f.md", f"{where}{name}x/f.md", f"{where}{name}/"]
+    for name in ("demo", "de.mo", "a+b"):
+        for path in [*paths, "references/a.md", "skills/demo.x/f", "~/.claude/skills/de.mo/z"]:
+            assert strip_prefix(path, name) == one_by_one(path, name), (path, name)
+    assert strip_prefix("skills/demo/scripts/run.py", "demo") == ("skills/demo/", "scripts/run.py")
