@@ -79,6 +79,12 @@ declare(
     "warning",
     "A link or pack path in a fill-in template does not resolve.",
 )
+declare(
+    "SC214",
+    "link-root-relative",
+    "warning",
+    "A link in a page below the skill root resolves from the root, not from the page.",
+)
 
 # (page, skill-relative file) pairs whose case problem a link rule reported: once is enough
 CaseDone = set[tuple[str, str]]
@@ -284,6 +290,15 @@ def _skill_dir_prefix(ctx: Context, rel: str, path: str) -> tuple[str, str] | No
     return None if literal and ctx.lookup(literal)[0] else stripped
 
 
+def _from_root(ctx: Context, rel: str, path: str) -> str | None:
+    """The file a link of a page below the root names when read from the skill root (agents
+    often resolve that way), or None."""
+    if "/" not in rel or path.startswith(("../", "/")):
+        return None
+    target = join("", path.split("#", 1)[0])
+    return target if target and ctx.lookup(target)[0] else None
+
+
 def _check_local_file(
     ctx: Context,
     rel: str,
@@ -310,6 +325,17 @@ def _check_local_file(
                 "SC202",
                 f"'{path}' differs in case from the file on disk",
                 f"write '{fixed}': case-sensitive file systems and GitHub will not find it",
+            )
+        elif (from_root := _from_root(ctx, rel, path)) is not None:
+            reach(rel, from_root)
+            fixed = posixpath.relpath(from_root, posixpath.dirname(rel))
+            yield ctx.diag(
+                rel,
+                line,
+                col,
+                "SC214",
+                f"'{path}' is written from the skill root; from this page it does not exist",
+                f"write '{fixed}': GitHub and Markdown viewers resolve links from the page",
             )
         else:
             code = _missing(ctx, rel, line, col, "SC201")
