@@ -6,6 +6,7 @@ import fnmatch
 import posixpath
 import re
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 from skillcheck.context import Context
 from skillcheck.diagnostics import Diagnostic
@@ -17,8 +18,9 @@ from skillcheck.registry import checker, declare
 
 TEXT_FENCES = {"text", "txt", "plain", "plaintext", ""}
 _PACK_PATH = re.compile(
-    r"(?<![\w./-])((?:references|assets|data|scripts)/[\w.*/-]*[\w*/])(#[\w-]+)?"
+    r"(?<![\w./=?&:@~$%-])((?:references|assets|data|scripts)/[\w.*/-]*[\w*/])(#[\w-]+)?"
 )
+_SKILL_COMMAND = re.compile(r"^/[\w.-]+:[\w.-]+$")  # /plugin:skill, a Claude Code command
 _MODULE = re.compile(r"-m\s+(scripts(?:\.\w+)+)")
 _SPAN_PATH = re.compile(r"^(?:references|assets|data|scripts)/[^\s<>{}$`]+$")
 
@@ -84,6 +86,12 @@ declare(
     "link-root-relative",
     "warning",
     "A link in a page below the skill root resolves from the root, not from the page.",
+)
+declare(
+    "SC215",
+    "sibling-skill-link",
+    "warning",
+    "A link leaves the skill for a file of a sibling skill: it works only where both are installed.",
 )
 
 # (page, skill-relative file) pairs whose case problem a link rule reported: once is enough
@@ -254,6 +262,8 @@ def _check_target(
     if stripped is not None:  # {baseDir}/references/x.md: from the skill root
         path, col = stripped[1], col + len(stripped[0])
         resolved = join("", path)
+    elif _SKILL_COMMAND.match(path):  # [other skill](/plugin:skill): an invocation, not a file
+        return
     elif is_absolute(path):
         yield ctx.diag(
             rel,
@@ -267,6 +277,18 @@ def _check_target(
     else:
         resolved = ctx.resolve(rel, path)
     if resolved is None:
+        sibling = _sibling_skill(ctx, rel, path)
+        if sibling is not None:
+            yield ctx.diag(
+                rel,
+                line,
+                col,
+                "SC215",
+                f"'{path}' is a file of the skill '{sibling}': it resolves only where both "
+                "skills are installed side by side",
+                "copy what this skill needs into it, or name the other skill instead of its path",
+            )
+            return
         yield ctx.diag(
             rel,
             line,
@@ -277,6 +299,22 @@ def _check_target(
         )
         return
     yield from _check_local_file(ctx, rel, path, frag, resolved, line, col, reach, case_done)
+
+
+def _sibling_skill(ctx: Context, rel: str, path: str) -> str | None:
+    """The folder name of the skill a '..' link lands in, when the file exists there: another
+    folder with a SKILL.md under the same parent as this skill."""
+    root = ctx.skill.root
+    target = Path(posixpath.normpath(posixpath.join(root.as_posix(), posixpath.dirname(rel), path)))
+    try:
+        inside = target.relative_to(root.parent)
+    except ValueError:
+        return None
+    parts = inside.parts
+    if len(parts) < 2 or parts[0] == root.name or not target.is_file():
+        return None
+    sibling = root.parent / parts[0]
+    return parts[0] if (sibling / "SKILL.md").is_file() else None
 
 
 def _skill_dir_prefix(ctx: Context, rel: str, path: str) -> tuple[str, str] | None:
