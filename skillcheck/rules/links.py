@@ -89,9 +89,9 @@ declare(
 )
 declare(
     "SC215",
-    "sibling-skill-link",
+    "outside-skill-path",
     "warning",
-    "A link leaves the skill for a file of a sibling skill: it works only where both are installed.",
+    "A link or pack path names an existing file outside the skill (a sibling skill, the plugin or repository folder): it resolves only where that layout is installed.",
 )
 
 # (page, skill-relative file) pairs whose case problem a link rule reported: once is enough
@@ -277,16 +277,17 @@ def _check_target(
     else:
         resolved = ctx.resolve(rel, path)
     if resolved is None:
-        sibling = _sibling_skill(ctx, rel, path)
-        if sibling is not None:
+        outside = _outside_file(ctx, posixpath.join(posixpath.dirname(rel), path))
+        if outside is not None or is_template(rel, ctx.docs.get(rel)):
             yield ctx.diag(
                 rel,
                 line,
                 col,
-                "SC215",
-                f"'{path}' is a file of the skill '{sibling}': it resolves only where both "
-                "skills are installed side by side",
-                "copy what this skill needs into it, or name the other skill instead of its path",
+                "SC213" if outside is None else "SC215",
+                f"'{path}' leaves the skill folder"
+                + (" for a file of the folders around it" if outside else ""),
+                "a skill is installed on its own: copy what it needs into it, or name the "
+                "other skill or document instead of its path",
             )
             return
         yield ctx.diag(
@@ -301,20 +302,31 @@ def _check_target(
     yield from _check_local_file(ctx, rel, path, frag, resolved, line, col, reach, case_done)
 
 
-def _sibling_skill(ctx: Context, rel: str, path: str) -> str | None:
-    """The folder name of the skill a '..' link lands in, when the file exists there: another
-    folder with a SKILL.md under the same parent as this skill."""
+def _outside_file(ctx: Context, path: str) -> str | None:
+    """Where a path read from the skill root but leading out of it lands, when that is an
+    existing file inside the folder skillcheck was run from (a sibling skill, the plugin or
+    the repository around the skill); None otherwise."""
     root = ctx.skill.root
-    target = Path(posixpath.normpath(posixpath.join(root.as_posix(), posixpath.dirname(rel), path)))
+    target = Path(posixpath.normpath(posixpath.join(root.as_posix(), path)))
     try:
-        inside = target.relative_to(root.parent)
+        shown = target.relative_to(ctx.cwd.resolve())
     except ValueError:
         return None
-    parts = inside.parts
-    if len(parts) < 2 or parts[0] == root.name or not target.is_file():
-        return None
-    sibling = root.parent / parts[0]
-    return parts[0] if (sibling / "SKILL.md").is_file() else None
+    return shown.as_posix() if target.is_file() else None
+
+
+def _in_ancestor(ctx: Context, path: str) -> str | None:
+    """A pack path that is not in the skill but exists from a folder above it (a plugin root
+    that holds scripts/ for its skills), up to the folder skillcheck was run from."""
+    top = ctx.cwd.resolve()
+    here = ctx.skill.root.parent
+    while here != here.parent and (here == top or top in here.parents):
+        if (here / path).is_file():
+            return posixpath.relpath((here / path).as_posix(), ctx.skill.root.as_posix())
+        if here == top:
+            break
+        here = here.parent
+    return None
 
 
 def _skill_dir_prefix(ctx: Context, rel: str, path: str) -> tuple[str, str] | None:
@@ -489,6 +501,18 @@ def _check_pack_path(
             case_done.add((rel, case_fix))
             reach(rel, case_fix)
         missing = code if case_fix else _missing(ctx, rel, line, col, code)
+        above = None if case_fix or missing is None else _in_ancestor(ctx, clean)
+        if above is not None:
+            yield ctx.diag(
+                rel,
+                line,
+                col,
+                "SC215",
+                f"'{path}' in a {where} is not in the skill; it exists as {above}",
+                "a skill is installed on its own: copy the file into the skill, or say which "
+                "folder the path is read from",
+            )
+            return
         hint = (
             f"write '{case_fix}'" if case_fix else _suggest(ctx, clean)
         ) + " (pack paths are read from the skill root)"
