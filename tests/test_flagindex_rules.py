@@ -28,14 +28,23 @@ Nothing here yet.
 """
 
 
-def row(option: str, cover: str, meaning: str = "what it does", status: str = "current") -> str:
-    return "\t".join([option, "", "float", "0.92", meaning, status, "0.33.0", "", cover])
+def row(
+    option: str,
+    cover: str,
+    meaning: str = "what it does",
+    status: str = "current",
+    default: str = "0.92",
+) -> str:
+    return "\t".join([option, "", "float", default, meaning, status, "0.33.0", "", cover])
 
 
 @pytest.fixture(autouse=True)
 def small_manifest(monkeypatch: pytest.MonkeyPatch) -> None:
-    names = {"--gpu-memory-utilization", "--max-num-seqs", "--seed"}
-    monkeypatch.setattr(flagindex, "_manifest_names", lambda engine, pinned: set(names))
+    cells = {"aliases": "", "type": "float", "default": "0.92", "status": "current"}
+    names = ("--gpu-memory-utilization", "--max-num-seqs", "--seed")
+    monkeypatch.setattr(
+        flagindex, "_manifest_cells", lambda engine, pinned: {n: dict(cells) for n in names}
+    )
 
 
 def findings(tmp_path: Path, rows: list[str], name: str = "vllm.tsv") -> list[tuple[str, int, str]]:
@@ -126,4 +135,16 @@ def test_malformed_header_and_rows(tmp_path: Path) -> None:
 def test_unknown_engine_file(tmp_path: Path) -> None:
     assert findings(tmp_path, [], name="tgi.tsv") == [
         ("SC626", 1, "tgi.tsv names no engine skillcheck knows")
+    ]
+
+
+def test_generated_columns_must_match_the_manifest(tmp_path: Path) -> None:
+    rows = [
+        row("--gpu-memory-utilization", "out-of-scope: debugging", default="0.9"),
+        row("--max-num-seqs", "out-of-scope: debugging", status="deprecated -> --seed"),
+        row("--seed", "out-of-scope: debugging"),
+    ]
+    assert findings(tmp_path, rows) == [
+        ("SC622", 2, "--gpu-memory-utilization: default is '0.9', the manifest says '0.92'"),
+        ("SC622", 3, "--max-num-seqs: status is 'deprecated', the manifest says 'current'"),
     ]

@@ -78,7 +78,7 @@ def test_a_prefix_that_starts_no_rule_is_a_usage_error(skill: Path, bad: str) ->
     [
         ("SC2011", "'SC2011' is not a rule code, prefix or name"),
         ("SC2011", "did you mean SC211 or SC201 or"),
-        ("SC21O", "did you mean SC221 or SC213 or SC212?"),
+        ("SC21O", "did you mean SC621 or SC221 or SC215?"),
         ("broken-links", "did you mean broken-link?"),
         ("orphan", "did you mean orphan-file?"),
         ("SC9", "no rule code starts with 'SC9'; did you mean SC409 or SC309 or SC209?"),

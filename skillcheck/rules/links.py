@@ -6,6 +6,7 @@ import fnmatch
 import posixpath
 import re
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 from skillcheck.context import Context
 from skillcheck.diagnostics import Diagnostic
@@ -18,8 +19,9 @@ from skillcheck.registry import checker, declare
 
 TEXT_FENCES = {"text", "txt", "plain", "plaintext", ""}
 _PACK_PATH = re.compile(
-    r"(?<![\w./-])((?:references|assets|data|scripts)/[\w.*/-]*[\w*/])(#[\w-]+)?"
+    r"(?<![\w./=?&:@~$%-])((?:references|assets|data|scripts)/[\w.*/-]*[\w*/])(#[\w-]+)?"
 )
+_SKILL_COMMAND = re.compile(r"^/[\w.-]+:[\w.-]+$")  # /plugin:skill, a Claude Code command
 _MODULE = re.compile(r"-m\s+(scripts(?:\.\w+)+)")
 _SPAN_PATH = re.compile(r"^(?:references|assets|data|scripts)/[^\s<>{}$`]+$")
 
@@ -79,6 +81,18 @@ declare(
     "template-link",
     "warning",
     "A link or pack path in a fill-in template does not resolve.",
+)
+declare(
+    "SC214",
+    "link-root-relative",
+    "warning",
+    "A link in a page below the skill root resolves from the root, not from the page.",
+)
+declare(
+    "SC215",
+    "outside-skill-path",
+    "warning",
+    "A link or pack path names an existing file outside the skill (a sibling skill, the plugin or repository folder): it resolves only where that layout is installed.",
 )
 
 # (page, skill-relative file) pairs whose case problem a link rule reported: once is enough
@@ -247,6 +261,8 @@ def _check_target(
     if stripped is not None:  # {baseDir}/references/x.md: from the skill root
         path, col = stripped[1], col + len(stripped[0])
         resolved = join("", path)
+    elif _SKILL_COMMAND.match(path):  # [other skill](/plugin:skill): an invocation, not a file
+        return
     elif is_absolute(path):
         yield ctx.diag(
             rel,
@@ -260,6 +276,19 @@ def _check_target(
     else:
         resolved = ctx.resolve(rel, path)
     if resolved is None:
+        outside = _outside_file(ctx, posixpath.join(posixpath.dirname(rel), path))
+        if outside is not None or is_template(rel, ctx.docs.get(rel)):
+            yield ctx.diag(
+                rel,
+                line,
+                col,
+                "SC213" if outside is None else "SC215",
+                f"'{path}' leaves the skill folder"
+                + (" for a file of the folders around it" if outside else ""),
+                "a skill is installed on its own: copy what it needs into it, or name the "
+                "other skill or document instead of its path",
+            )
+            return
         yield ctx.diag(
             rel,
             line,
@@ -272,6 +301,33 @@ def _check_target(
     yield from _check_local_file(ctx, rel, path, frag, resolved, line, col, reach, case_done)
 
 
+def _outside_file(ctx: Context, path: str) -> str | None:
+    """Where a path read from the skill root but leading out of it lands, when that is an
+    existing file inside the folder skillcheck was run from (a sibling skill, the plugin or
+    the repository around the skill); None otherwise."""
+    root = ctx.skill.root
+    target = Path(posixpath.normpath(posixpath.join(root.as_posix(), path)))
+    try:
+        shown = target.relative_to(ctx.cwd.resolve())
+    except ValueError:
+        return None
+    return shown.as_posix() if target.is_file() else None
+
+
+def _in_ancestor(ctx: Context, path: str) -> str | None:
+    """A pack path that is not in the skill but exists from a folder above it (a plugin root
+    that holds scripts/ for its skills), up to the folder skillcheck was run from."""
+    top = ctx.cwd.resolve()
+    here = ctx.skill.root.parent
+    while here != here.parent and (here == top or top in here.parents):
+        if (here / path).is_file():
+            return posixpath.relpath((here / path).as_posix(), ctx.skill.root.as_posix())
+        if here == top:
+            break
+        here = here.parent
+    return None
+
+
 def _skill_dir_prefix(ctx: Context, rel: str, path: str) -> tuple[str, str] | None:
     """(prefix, rest) when a link's path starts with a placeholder for the skill folder
     (``{baseDir}/``) and does not name a file as written (``skills/NAME/`` may be a real
@@ -281,6 +337,15 @@ def _skill_dir_prefix(ctx: Context, rel: str, path: str) -> tuple[str, str] | No
         return stripped
     literal = ctx.resolve(rel, path)
     return None if literal and ctx.lookup(literal)[0] else stripped
+
+
+def _from_root(ctx: Context, rel: str, path: str) -> str | None:
+    """The file a link of a page below the root names when read from the skill root (agents
+    often resolve that way), or None."""
+    if "/" not in rel or path.startswith(("../", "/")):
+        return None
+    target = join("", path.split("#", 1)[0])
+    return target if target and ctx.lookup(target)[0] else None
 
 
 def _check_local_file(
@@ -309,6 +374,17 @@ def _check_local_file(
                 "SC202",
                 f"'{path}' differs in case from the file on disk",
                 f"write '{fixed}': case-sensitive file systems and GitHub will not find it",
+            )
+        elif (from_root := _from_root(ctx, rel, path)) is not None:
+            reach(rel, from_root)
+            fixed = posixpath.relpath(from_root, posixpath.dirname(rel))
+            yield ctx.diag(
+                rel,
+                line,
+                col,
+                "SC214",
+                f"'{path}' is written from the skill root; from this page it does not exist",
+                f"write '{fixed}': GitHub and Markdown viewers resolve links from the page",
             )
         else:
             code = _missing(ctx, rel, line, col, "SC201")
@@ -422,6 +498,18 @@ def _check_pack_path(
             case_done.add((rel, case_fix))
             reach(rel, case_fix)
         missing = code if case_fix else _missing(ctx, rel, line, col, code)
+        above = None if case_fix or missing is None else _in_ancestor(ctx, clean)
+        if above is not None:
+            yield ctx.diag(
+                rel,
+                line,
+                col,
+                "SC215",
+                f"'{path}' in a {where} is not in the skill; it exists as {above}",
+                "a skill is installed on its own: copy the file into the skill, or say which "
+                "folder the path is read from",
+            )
+            return
         hint = (
             f"write '{case_fix}'" if case_fix else _suggest(ctx, clean)
         ) + " (pack paths are read from the skill root)"
