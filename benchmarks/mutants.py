@@ -646,11 +646,28 @@ MUTANTS: list[Mutant] = [
     Mutant(
         "skill-dir-prefix-unread",
         "skillcheck/mentions.py",
-        'm = re.match(pattern.replace("{name}", re.escape(skill_name)), path)',
-        'm = re.match(pattern.replace("{name}", re.escape(skill_name)) + "x", path)',
+        "m = _PREFIXES.match(path)",
+        'm = _PREFIXES.match("x" + path)',
         FIXTURE_TESTS,
         "a path behind {baseDir}/ is read from the page's folder",
         fixtures=True,
+    ),
+    # -- hints in bounded time ---------------------------------------------------------------
+    Mutant(
+        "hint-first-bound-wins",
+        "skillcheck/hints.py",
+        "if best is not None and bound < best[0]:",
+        "if best is not None:",
+        ("tests/test_hints.py",),
+        "the first candidate by quick ratio is the hint, not the best by ratio",
+    ),
+    Mutant(
+        "hint-no-folder-candidates",
+        "skillcheck/hints.py",
+        "found.update(self.index.in_folder(d, d + \"/\" + name if d else name))",
+        "pass",
+        ("tests/test_hints.py",),
+        "a path in a misspelt folder gets no hint from the folder most like it",
     ),
     Mutant(
         "orphans-every-file",
