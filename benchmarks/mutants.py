@@ -664,7 +664,7 @@ MUTANTS: list[Mutant] = [
     Mutant(
         "hint-no-folder-candidates",
         "skillcheck/hints.py",
-        "found.update(self.index.in_folder(d, d + \"/\" + name if d else name))",
+        'found.update(self.index.in_folder(d, d + "/" + name if d else name))',
         "pass",
         ("tests/test_hints.py",),
         "a path in a misspelt folder gets no hint from the folder most like it",
