@@ -46,6 +46,12 @@ declare(
     "A bash/sh/shell block fails 'bash -n', even read as a snippet.",
 )
 declare(
+    "SC607",
+    "illustration-syntax",
+    "warning",
+    "A python, json, yaml or toml block that elides or leaves slots to fill still does not parse.",
+)
+declare(
     "SC606",
     "skip-without-reason",
     "error",
@@ -268,6 +274,8 @@ def check_blocks(ctx: Context) -> Iterator[Diagnostic]:
                 line, col, msg = problem
                 if code == "SC601" and lenient(ctx, fence):
                     msg = _page_lines(msg, fence)
+                if lenient(ctx, fence) and snippets.illustrative(fence.lang, fence.content):
+                    code = "SC607"
                 yield ctx.diag(
                     rel,
                     fence.body_line + line - 1,

@@ -6,6 +6,7 @@ import fnmatch
 import posixpath
 import re
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 from pathlib import Path
 
 from skillcheck.context import Context
@@ -253,8 +254,9 @@ def _check_target(
         if frag is not None:
             hint = _anchor_problem(ctx, rel, frag)
             if hint is not None:
+                code = "SC213" if is_template(rel, ctx.docs.get(rel)) else "SC204"
                 yield ctx.diag(
-                    rel, line, col, "SC204", f"no heading or id '{frag}' in this file", hint
+                    rel, line, col, code, f"no heading or id '{frag}' in this file", hint
                 )
         return
     stripped = _skill_dir_prefix(ctx, rel, path)
@@ -314,11 +316,27 @@ def _outside_file(ctx: Context, path: str) -> str | None:
     return shown.as_posix() if target.is_file() else None
 
 
+@lru_cache(maxsize=64)
+def _sibling_skills(root: Path) -> list[Path]:
+    """The other skill folders beside this one (folders with a SKILL.md)."""
+    try:
+        entries = sorted(root.parent.iterdir())
+    except OSError:
+        return []
+    return [d for d in entries if d.is_dir() and (d / "SKILL.md").is_file()]
+
+
 def _in_ancestor(ctx: Context, path: str) -> str | None:
-    """A pack path that is not in the skill but exists from a folder above it (a plugin root
-    that holds scripts/ for its skills), up to the folder skillcheck was run from."""
+    """A pack path that is not in the skill but exists in exactly one sibling skill, or from a
+    folder above the skill (a plugin root that holds scripts/ for its skills), up to the folder
+    skillcheck was run from."""
     top = ctx.cwd.resolve()
     here = ctx.skill.root.parent
+    siblings = [
+        d for d in _sibling_skills(ctx.skill.root) if (d / path).is_file() and d != ctx.skill.root
+    ]
+    if len(siblings) == 1 and (siblings[0] == top or top in siblings[0].parents):
+        return posixpath.relpath((siblings[0] / path).as_posix(), ctx.skill.root.as_posix())
     while here != here.parent and (here == top or top in here.parents):
         if (here / path).is_file():
             return posixpath.relpath((here / path).as_posix(), ctx.skill.root.as_posix())

@@ -22,6 +22,7 @@ from skillcheck import clock
 from skillcheck.engines import dumps
 from tools.manifests.build import ENGINES, MANIFEST_DIR, build, manifest_filename
 from tools.manifests.commands import history_main, index_main
+from tools.manifests.coverage import coverage_main
 from tools.manifests.errors import GenerateError
 from tools.manifests.release_check import release_check_main
 
@@ -29,6 +30,7 @@ SUBCOMMANDS = {
     "history": history_main,
     "index": index_main,
     "release-check": release_check_main,
+    "coverage": coverage_main,
 }
 
 
