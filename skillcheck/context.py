@@ -35,6 +35,9 @@ class Context:
     _anchors: dict[str, set[str]] = field(default_factory=dict)
     _resolved: dict[tuple[str, str], str | None] = field(default_factory=dict)
     _looked: dict[str, tuple[bool, str | None]] = field(default_factory=dict)
+    # what the rules looked at outside the skill, with what they saw: a memoised result of the
+    # whole skill is reused only while each of these still holds (see runner)
+    outside: dict[str, object] = field(default_factory=dict)
 
     def anchors(self, rel: str) -> set[str] | None:
         """Heading slugs and explicit ids of a parsed Markdown file (None if not parsed)."""
@@ -124,3 +127,42 @@ class Context:
         except (ValueError, OSError, RuntimeError):
             return True
         return False
+
+    # -- outside the skill ------------------------------------------------------------
+    def outside_is_file(self, path: Path) -> bool:
+        """Whether ``path`` (outside the skill) is a file; recorded in ``outside``."""
+        key = "file:" + path.as_posix()
+        got = self.outside.get(key)
+        if got is None:
+            got = self.outside[key] = path.is_file()
+        return bool(got)
+
+    def sibling_skills(self) -> list[Path]:
+        """The other skill folders beside this one (folders with a SKILL.md); recorded."""
+        key = "skills:" + self.skill.root.parent.as_posix()
+        got = self.outside.get(key)
+        if got is None:
+            got = self.outside[key] = tuple(sibling_skill_names(self.skill.root.parent))
+        assert isinstance(got, tuple)
+        return [self.skill.root.parent / name for name in got if name != self.skill.root.name]
+
+
+def sibling_skill_names(parent: Path) -> list[str]:
+    """The folders under ``parent`` that hold a SKILL.md, sorted."""
+    try:
+        entries = sorted(parent.iterdir())
+    except OSError:
+        return []
+    return [d.name for d in entries if d.is_dir() and (d / "SKILL.md").is_file()]
+
+
+def outside_still_holds(seen: dict[str, object]) -> bool:
+    """Whether everything a memoised result saw outside its skill is still so."""
+    for key, value in seen.items():
+        kind, _, where = key.partition(":")
+        now: object = (
+            Path(where).is_file() if kind == "file" else tuple(sibling_skill_names(Path(where)))
+        )
+        if now != value:
+            return False
+    return True

@@ -20,7 +20,7 @@ from skillcheck.slugs import Slugger
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
-PARSER_VERSION = "10"
+PARSER_VERSION = "11"
 
 
 @dataclass
@@ -412,6 +412,8 @@ def _scan_inline(
         if not free(m.start(), m.end()):
             continue
         label = m.group(3) if m.group(3).strip() else m.group(2)
+        if not label.strip():  # a label needs a non-blank character: `Task[][]` is no link
+            continue
         line, col = loc.at(m.start(), m.group(0).split("\n", 1)[0])
         doc.links.append(Link("", line, col, "reference", normalize_label(label)))
         taken.append((m.start(), m.end()))

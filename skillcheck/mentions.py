@@ -80,6 +80,11 @@ _LEAD = re.compile(
     r"(?i)(?:\be\.\s?g\.|\bfor example\b|\bfor instance\b|\bsuch as\b|\bexamples?\b\W{0,3}:)"
 )
 _LIKE = re.compile(r"(?i)\blike\s+[`'\"]?")
+# a line that labels what follows as a good or bad example: "✓ Good: ...", "- Bad: ..."
+_VERDICT = re.compile(
+    r"(?i)^\W{0,4}(?:[✓✗✔✘✅❌]\s*)?(?:(?:good|bad|correct|incorrect|wrong|right)\b\W{0,3}:"
+    r"|[✓✗✔✘✅❌])"
+)
 _SENTENCE_END = re.compile(r"[.!?]\s+(?=[A-Z])")
 _INTRO_START = re.compile(r"(?i)^\W*(?:examples?\b|for example\b|for instance\b|e\.\s?g\.)")
 _INTRO_END = re.compile(
@@ -94,11 +99,15 @@ WHOLE_LINE = 10**9  # an end column past any line
 def inline_examples(line: str) -> list[tuple[int, int]]:
     """Column ranges (1-based, end exclusive) of ``line`` that follow a word introducing
     examples ("e.g.", "for example", "for instance", "such as", "Example:"), up to the end of
-    the sentence; and the word right after "like"."""
+    the sentence; the word right after "like"; and a line labelled as a good or bad example
+    ("✓ Good: ...", "Bad: ...")."""
     out: list[tuple[int, int]] = []
     for m in _LEAD.finditer(line):
         end = _SENTENCE_END.search(line, m.end())
         out.append((m.end() + 1, (end.start() if end else len(line)) + 1))
+    verdict = _VERDICT.match(line)
+    if verdict:
+        out.append((verdict.end() + 1, len(line) + 1))
     for m in _LIKE.finditer(line):
         word = re.match(r"\S+", line[m.end() :])
         if word:

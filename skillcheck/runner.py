@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 from skillcheck import resultmemo
 from skillcheck.config import Config
-from skillcheck.context import Context
+from skillcheck.context import Context, outside_still_holds
 from skillcheck.datatables import SkillData, load_skill_data
 from skillcheck.diagnostics import Diagnostic, Severity
 from skillcheck.discover import (
@@ -119,8 +119,14 @@ def _check_range(bounds: tuple[int, int]) -> tuple[list[Diagnostic], Taken]:
     assert _FORK_STATE is not None
     loaded, config, cwd, checkers = _FORK_STATE
     found: list[Diagnostic] = []
+    memo = resultmemo.for_config(config)
     for i in range(*bounds):
         skill = loaded.skills[i]
+        key = _skill_key(loaded, i, config, cwd, checkers) if memo is not None else None
+        hit = memo.get(key) if memo is not None and key is not None else None
+        if hit is not None and _usable(hit):
+            found += _in_focus(skill, hit[0])
+            continue
         ctx = Context(config=config, cwd=cwd, skill=skill, docs=loaded.docs[i], data=loaded.data[i])
         out: list[Diagnostic] = []
         for family, fn in checkers:
@@ -138,8 +144,63 @@ def _check_range(bounds: tuple[int, int]) -> tuple[list[Diagnostic], Taken]:
                         "a bug in skillcheck: please report it with the skill that triggers it",
                     )
                 )
+        if memo is not None and key is not None and all(d.code != INTERNAL_ERROR for d in out):
+            memo.put(key, (out, dict(ctx.outside)))
         found += _in_focus(skill, out)
-    return found, resultmemo.taken(resultmemo.for_config(config))
+    return found, resultmemo.taken(memo)
+
+
+def _usable(hit: Any) -> bool:
+    """A memoised result of a whole skill that this version wrote, whose view of the world
+    outside the skill still holds (a foreign or corrupt value is ignored)."""
+    return (
+        isinstance(hit, tuple)
+        and len(hit) == 2
+        and isinstance(hit[0], list)
+        and all(isinstance(d, Diagnostic) for d in hit[0])
+        and isinstance(hit[1], dict)
+        and outside_still_holds(hit[1])
+    )
+
+
+def _skill_key(
+    loaded: Loaded, i: int, config: Config, cwd: Path, checkers: list[tuple[str, Checker]]
+) -> str | None:
+    """The memo key of a skill's findings: everything they depend on inside the skill (each
+    Markdown file's content, the other files' size and time, the folders and symlinks), the
+    configuration, where it is shown from, the rules and the engine manifests. What the rules
+    see outside the skill is checked when the entry is read (``outside_still_holds``)."""
+    from skillcheck import __version__
+    from skillcheck.rules.engineflags import _manifests_fingerprint
+
+    if loaded.keys is None:
+        return None
+    skill = loaded.skills[i]
+    others = []
+    for rel in skill.files:
+        if rel in loaded.keys[i]:
+            continue
+        try:
+            st = os.lstat(skill.root / rel)
+        except OSError:
+            return None
+        link = os.readlink(skill.root / rel) if rel in skill.symlinks else ""
+        others.append((rel, st.st_size, st.st_mtime_ns, link))
+    parts = [
+        __version__,
+        repr(config),
+        cwd.as_posix(),
+        skill.root.as_posix(),
+        skill.display_root,
+        skill.skill_md,
+        sorted(loaded.keys[i].items()),
+        sorted(others),
+        sorted(skill.dirs),
+        sorted(skill.symlinks),
+        [f"{fn.__module__}.{fn.__name__}" for _, fn in checkers],
+        _manifests_fingerprint(),
+    ]
+    return resultmemo.key("skill", repr(parts))
 
 
 def _check_all(loaded: Loaded, config: Config, cwd: Path) -> list[Diagnostic]:
@@ -177,6 +238,8 @@ class Loaded:
     data: list[SkillData]  # per skill: its sources.json and data tables, validated
     scope: str = "all"  # names the checked tree (its skill roots) for the caches
     base: Path | None = None  # the configuration's folder: per-file-ignores globs start there
+    # per skill: relative path -> content key of each Markdown file read (for the result memo)
+    keys: list[dict[str, str]] | None = None
 
 
 def _find_all(
@@ -258,6 +321,7 @@ def load_skills(
     pending: list[tuple[str, str]] = []
     placement: list[tuple[int, str, str]] = []
     docs_by_skill: list[dict[str, ParsedDoc]] = [{} for _ in skills]
+    keys_by_skill: list[dict[str, str]] = [{} for _ in skills]
     files = 0
     for i, s in enumerate(skills):
         for rel in s.markdown:
@@ -279,6 +343,7 @@ def load_skills(
                     )
                 )
             key = content_key(rr.data)
+            keys_by_skill[i][rel] = key
             doc = cache.get(key) if cache is not None else None
             if not isinstance(doc, ParsedDoc):  # a cache written by something else
                 doc = None
@@ -297,7 +362,7 @@ def load_skills(
     data = [load_skill_data(s.root, s.files, cache) for s in skills]
     if cache is not None:
         cache.save()
-    return Loaded(skills, docs_by_skill, diagnostics, files, data, scope, base)
+    return Loaded(skills, docs_by_skill, diagnostics, files, data, scope, base, keys_by_skill)
 
 
 def run(

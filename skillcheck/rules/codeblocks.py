@@ -27,6 +27,7 @@ from skillcheck.document import Fence
 from skillcheck.extract import NAME_ATTRS
 from skillcheck.registry import checker, declare
 from skillcheck.rules import snippets
+from skillcheck.rules.links import is_template
 
 SHELLS = {"bash", "sh", "shell"}
 SKIP_ATTR = "skip"
@@ -274,7 +275,9 @@ def check_blocks(ctx: Context) -> Iterator[Diagnostic]:
                 line, col, msg = problem
                 if code == "SC601" and lenient(ctx, fence):
                     msg = _page_lines(msg, fence)
-                if lenient(ctx, fence) and snippets.illustrative(fence.lang, fence.content):
+                if lenient(ctx, fence) and (
+                    snippets.illustrative(fence.lang, fence.content) or is_template(rel, doc)
+                ):
                     code = "SC607"
                 yield ctx.diag(
                     rel,

@@ -74,6 +74,7 @@ declare(
 )
 declare("SC112", "name-too-long", "error", "'name' is over 64 characters.")
 declare("SC113", "name-folder-mismatch", "error", "'name' differs from the skill's folder name.")
+TEMPLATE_FOLDERS = {"template", "templates", "skill-template", "template-skill"}
 declare("SC114", "description-missing", "error", "'description' is missing, empty or not a string.")
 declare("SC115", "description-too-long", "error", "'description' is over 1024 characters.")
 declare(
@@ -370,7 +371,9 @@ def _check_name(ctx: Context, rel: str, fm: dict[Any, Any], line: int) -> Iterat
         )
     yield from _check_name_letters(ctx, rel, raw_name, name, line)
     folder = unicodedata.normalize("NFKC", ctx.skill.root.name)
-    if name != folder and not ctx.skill.is_repo_root:
+    # a skill template is copied and renamed: its folder and its name are both placeholders
+    template = folder.strip("_-.").lower() in TEMPLATE_FOLDERS
+    if name != folder and not ctx.skill.is_repo_root and not template:
         yield ctx.diag(
             rel,
             line,

@@ -6,7 +6,6 @@ import fnmatch
 import posixpath
 import re
 from collections.abc import Callable, Iterator
-from functools import lru_cache
 from pathlib import Path
 
 from skillcheck.context import Context
@@ -313,17 +312,7 @@ def _outside_file(ctx: Context, path: str) -> str | None:
         shown = target.relative_to(ctx.cwd.resolve())
     except ValueError:
         return None
-    return shown.as_posix() if target.is_file() else None
-
-
-@lru_cache(maxsize=64)
-def _sibling_skills(root: Path) -> list[Path]:
-    """The other skill folders beside this one (folders with a SKILL.md)."""
-    try:
-        entries = sorted(root.parent.iterdir())
-    except OSError:
-        return []
-    return [d for d in entries if d.is_dir() and (d / "SKILL.md").is_file()]
+    return shown.as_posix() if ctx.outside_is_file(target) else None
 
 
 def _in_ancestor(ctx: Context, path: str) -> str | None:
@@ -332,13 +321,11 @@ def _in_ancestor(ctx: Context, path: str) -> str | None:
     skillcheck was run from."""
     top = ctx.cwd.resolve()
     here = ctx.skill.root.parent
-    siblings = [
-        d for d in _sibling_skills(ctx.skill.root) if (d / path).is_file() and d != ctx.skill.root
-    ]
+    siblings = [d for d in ctx.sibling_skills() if ctx.outside_is_file(d / path)]
     if len(siblings) == 1 and (siblings[0] == top or top in siblings[0].parents):
         return posixpath.relpath((siblings[0] / path).as_posix(), ctx.skill.root.as_posix())
     while here != here.parent and (here == top or top in here.parents):
-        if (here / path).is_file():
+        if ctx.outside_is_file(here / path):
             return posixpath.relpath((here / path).as_posix(), ctx.skill.root.as_posix())
         if here == top:
             break
