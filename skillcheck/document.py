@@ -135,10 +135,17 @@ class ParsedDoc:
 
 
 @lru_cache(maxsize=1)
-def _md() -> MarkdownIt:
+def _md_inline() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
     return MarkdownIt("commonmark", {"html": True}).enable("table")
+
+
+@lru_cache(maxsize=1)
+def _md() -> MarkdownIt:
+    """The block parser: inline content is scanned by this module (``_scan_inline``), so
+    markdown-it's own inline pass runs only on headings (``_plain_heading_text``)."""
+    return _md_inline().__class__("commonmark", {"html": True}).enable("table").disable("inline")
 
 
 _BRACKET = r"(?:[^\[\]\\]|\\.|\[(?:[^\[\]\\]|\\.)*\])*"
@@ -273,7 +280,10 @@ class _Locator:
         return line0 + 1, col
 
 
-def _plain_heading_text(inline: Any) -> str:
+def _plain_heading_text(inline: Any, env: dict[str, Any]) -> str:
+    if not inline.children and inline.content:  # the block parser left it unparsed
+        parsed = _md_inline().parseInline(inline.content, env)
+        inline = parsed[0] if parsed else inline
     parts: list[str] = []
     for child in inline.children or []:
         if child.type in ("text", "code_inline"):
@@ -529,7 +539,7 @@ def parse(text: str) -> ParsedDoc:
         ttype = tok.type
         if ttype == "heading_open" and i + 1 < n:
             inline = tokens[i + 1]
-            htext = _plain_heading_text(inline)
+            htext = _plain_heading_text(inline, env)
             line0 = tok.map[0] if tok.map else 0
             doc.headings.append(Heading(htext, slugger(htext), int(tok.tag[1]), line0 + 1))
             _scan_inline(doc, inline.content, line0, lines, labels)

@@ -252,8 +252,8 @@ def test_python_dash_m() -> None:
 def test_memo_serves_the_same_findings(tmp_path: Path) -> None:
     for case in ("code-python", "code-json", "sources-schema"):
         shutil.copytree(FIXTURES / "fail" / case, tmp_path / case)
-        cold = invoke("check", "--format", "json", str(tmp_path / case))
-        warm = invoke("check", "--format", "json", str(tmp_path / case))
+        cold = invoke("check", "--strict", "--format", "json", str(tmp_path / case))
+        warm = invoke("check", "--strict", "--format", "json", str(tmp_path / case))
         strip = [json.loads(r[1])["diagnostics"] for r in (cold, warm)]
         assert cold[0] == warm[0] == 1 and strip[0] == strip[1] and strip[0]
 

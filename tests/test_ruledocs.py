@@ -152,7 +152,7 @@ def test_rules_code_in_json_holds_the_explanation() -> None:
 def test_rules_code_in_markdown_fences_examples_that_hold_fences() -> None:
     code, out, _ = invoke("rules", "--format", "markdown", "SC601")
     assert code == 0 and out.startswith("## SC601 python-syntax (error)\n")
-    assert "````text\n```python\ndef ready(url)\n" in out
+    assert '````text\n```python title="fetch.py"\ndef ready(url)\n' in out
 
 
 def test_rules_without_a_code_still_lists_them_all() -> None:

@@ -262,25 +262,6 @@ def test_every_line_a_python_message_names_is_a_block_line() -> None:
     )
 
 
-@pytest.mark.parametrize(
-    ("lang", "src", "expected"),
-    [
-        ("json", '{"a": 1, // note\n "b": 2 "c": 3}', True),
-        ("json", '{"a": 1 "b": 2}', False),
-        ("json", '{"n": <n>}', True),
-        ("json", '{"url": "https://example.com/a//b"}', False),
-        ("python", "f(a, ...)\nx = [", True),
-        ("python", "x = [", False),
-        ("yaml", "a: 1\n...\n", False),
-        ("yaml", "a: <value>\n", True),
-        ("toml", "a = ...\n", True),
-        ("bash", "cmd <arg> 'open", False),
-    ],
-)
-def test_illustrative_blocks(lang: str, src: str, expected: bool) -> None:
-    assert snippets.illustrative(lang, src) is expected
-
-
 def test_a_build_marker_line_reads_as_blank() -> None:
     src = "<!--skill-flavor:start-->\necho hi\n<!--skill-flavor:end-->"
     assert snippets.shell(src) == "\necho hi\n"

@@ -27,7 +27,6 @@ from skillcheck.document import Fence
 from skillcheck.extract import NAME_ATTRS
 from skillcheck.registry import checker, declare
 from skillcheck.rules import snippets
-from skillcheck.rules.links import is_template
 
 SHELLS = {"bash", "sh", "shell"}
 SKIP_ATTR = "skip"
@@ -48,9 +47,9 @@ declare(
 )
 declare(
     "SC607",
-    "illustration-syntax",
+    "snippet-syntax",
     "warning",
-    "A python, json, yaml or toml block that elides or leaves slots to fill still does not parse.",
+    "A python, json, yaml or toml snippet still does not parse once the conventions of documentation are allowed.",
 )
 declare(
     "SC606",
@@ -275,9 +274,7 @@ def check_blocks(ctx: Context) -> Iterator[Diagnostic]:
                 line, col, msg = problem
                 if code == "SC601" and lenient(ctx, fence):
                     msg = _page_lines(msg, fence)
-                if lenient(ctx, fence) and (
-                    snippets.illustrative(fence.lang, fence.content) or is_template(rel, doc)
-                ):
+                if lenient(ctx, fence):
                     code = "SC607"
                 yield ctx.diag(
                     rel,

@@ -560,23 +560,3 @@ def shell(src: str) -> str:
 
 # a line that is only an HTML comment: a marker that a build step strips (<!-- flavor:x -->)
 _MARKER_LINE = re.compile(r"^\s*<!--.*-->\s*$")
-_ELISION = re.compile(r"\.\.\.|…")
-_SLOT = re.compile(r"<[^<>\n]{1,40}>|\{\{[^{}\n]*\}\}")
-_JSON_COMMENT = re.compile(r"(?:^|[\s,{\[])//|/\*")
-_YAML_ELISION = re.compile(r"(?<!^)\.\.\.|…", re.MULTILINE)  # a line of '...' ends a document
-
-
-def illustrative(lang: str, src: str) -> bool:
-    """Whether a block shows its readers an illustration rather than code to run as written:
-    it elides (``...``), leaves slots to fill (``<name>``, ``{{name}}``) or, in JSON, carries
-    comments. What still fails in such a block is told as a warning (SC607): an agent adapts an
-    illustration, it does not run it verbatim. Shell blocks are not judged so: their commands
-    are run once the slots are filled."""
-    if lang in ("json",):
-        return bool(_JSON_COMMENT.search(src) or _ELISION.search(src) or _SLOT.search(src))
-    if lang in ("yaml", "yml", "toml"):
-        stripped = "\n".join(ln for ln in src.split("\n") if ln.strip() != "...")
-        return bool(_YAML_ELISION.search(stripped) or _SLOT.search(src))
-    if lang in ("python", "py"):
-        return bool(_ELISION.search(src) or _SLOT.search(src))
-    return False
