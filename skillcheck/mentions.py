@@ -80,6 +80,8 @@ _LEAD = re.compile(
     r"(?i)(?:\be\.\s?g\.|\bfor example\b|\bfor instance\b|\bsuch as\b|\bexamples?\b\W{0,3}:)"
 )
 _LIKE = re.compile(r"(?i)\blike\s+[`'\"]?")
+# a line that says the file it names is not written yet
+_ANNOUNCED = re.compile(r"(?i)\((?:coming soon|planned|forthcoming|not yet written|tbd|to ?do)\)")
 # a line that labels what follows as a good or bad example: "✓ Good: ...", "- Bad: ..."
 _VERDICT = re.compile(
     r"(?i)^\W{0,4}(?:[✓✗✔✘✅❌]\s*)?(?:(?:good|bad|correct|incorrect|wrong|right)\b\W{0,3}:"
@@ -100,7 +102,8 @@ def inline_examples(line: str) -> list[tuple[int, int]]:
     """Column ranges (1-based, end exclusive) of ``line`` that follow a word introducing
     examples ("e.g.", "for example", "for instance", "such as", "Example:"), up to the end of
     the sentence; the word right after "like"; and a line labelled as a good or bad example
-    ("✓ Good: ...", "Bad: ...")."""
+    ("✓ Good: ...", "Bad: ..."); and a line that marks what it names as not written yet
+    ("(coming soon)", "(planned)")."""
     out: list[tuple[int, int]] = []
     for m in _LEAD.finditer(line):
         end = _SENTENCE_END.search(line, m.end())
@@ -108,6 +111,8 @@ def inline_examples(line: str) -> list[tuple[int, int]]:
     verdict = _VERDICT.match(line)
     if verdict:
         out.append((verdict.end() + 1, len(line) + 1))
+    if _ANNOUNCED.search(line):  # "`references/x.md` (coming soon)": the author knows
+        out.append((1, len(line) + 1))
     for m in _LIKE.finditer(line):
         word = re.match(r"\S+", line[m.end() :])
         if word:
