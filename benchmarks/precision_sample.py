@@ -152,7 +152,7 @@ def main() -> int:
     p_draw = sub.add_parser("draw")
     p_draw.add_argument("--trees", type=Path, required=True)
     p_draw.add_argument("--per-repo", type=int, default=10)
-    p_draw.add_argument("--seed", type=int, default=31)
+    p_draw.add_argument("--seed", type=int, default=4)
     sub.add_parser("score")
     p_seeds = sub.add_parser("seeds")
     p_seeds.add_argument("--trees", type=Path, required=True)

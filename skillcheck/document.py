@@ -257,6 +257,9 @@ def _mask_code_spans(s: str) -> tuple[str, list[tuple[int, str]]]:
     return "".join(pieces), spans
 
 
+_NEWLINE = re.compile("\n")
+
+
 class _Locator:
     """Maps an offset inside an inline token's content to (line, column) in the file."""
 
@@ -264,7 +267,15 @@ class _Locator:
         self.lines = lines
         self.start_line = start_line  # 0-based
         self.content = content
-        self.nl = [i for i, c in enumerate(content) if c == "\n"]
+        self._nl: list[int] | None = None
+
+    @property
+    def nl(self) -> list[int]:
+        """Offsets of the line breaks in the content (found on first use: most inline
+        tokens hold nothing to locate)."""
+        if self._nl is None:
+            self._nl = [m.start() for m in _NEWLINE.finditer(self.content)]
+        return self._nl
 
     def at(self, offset: int, needle: str) -> tuple[int, int]:
         k = bisect.bisect_left(self.nl, offset)
