@@ -4,6 +4,7 @@ checker that raises is reported as SC000, not hidden and not a traceback."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import pickle
@@ -60,6 +61,12 @@ def _skill(tmp_path: Path, case: str = "full") -> Path:
     return tmp_path / case
 
 
+def _strict(skill: Path) -> Path:
+    """The fixture as the repository reads it: its code blocks run as written."""
+    (skill / "pyproject.toml").write_text('[tool.skillcheck]\nsnippets = "strict"\n', "utf-8")
+    return skill
+
+
 def test_second_run_parses_nothing(
     tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -100,20 +107,20 @@ def test_memo_is_read_by_the_next_run(
     trees = []
     for case in ("sources-schema", "code-python"):
         shutil.copytree(FIXTURES / "fail" / case, tmp_path / case)
-        trees.append(tmp_path / case)
+        trees.append(_strict(tmp_path / case))
     registry = _counting(monkeypatch, datatables, "load_registry")
     compiled: list[int] = []
     lang, real = codeblocks_mod.CHECKS["python"]
     monkeypatch.setitem(
         codeblocks_mod.CHECKS, "python", (lang, lambda fence: compiled.append(1) or real(fence))
     )
-    cold = run(trees, _config(cache_dir), tmp_path)
+    cold = run(trees, dataclasses.replace(_config(cache_dir), snippets="strict"), tmp_path)
     assert registry and compiled
     _new_process()
     assert len(list(cache_dir.glob("memo-v*-*.pickle"))) == 1  # one per checked tree
     registry.clear()
     compiled.clear()
-    warm = run(trees, _config(cache_dir), tmp_path)
+    warm = run(trees, dataclasses.replace(_config(cache_dir), snippets="strict"), tmp_path)
     assert registry == [], "sources.json was validated again: the memo was not read"
     assert compiled == [], "the Python blocks were compiled again: the memo was not read"
     assert warm.diagnostics == cold.diagnostics
@@ -128,7 +135,7 @@ def test_corrupt_cache_files_are_ignored_with_a_warning(
 ) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     shutil.copytree(FIXTURES / "fail" / "code-python", tmp_path / "code-python")
-    skill = tmp_path / "code-python"
+    skill = _strict(tmp_path / "code-python")
     first = invoke("check", str(skill))  # writes the parse cache and the memo
     assert first[0] == 1 and "SC601" in first[1]
     _new_process()
@@ -212,7 +219,7 @@ def test_memo_is_saved_when_the_process_ends(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    shutil.copytree(FIXTURES / "fail" / "code-python", tmp_path / "code-python")
+    _strict(shutil.copytree(FIXTURES / "fail" / "code-python", tmp_path / "code-python"))
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "xdg"))
     res = subprocess.run(
         [sys.executable, "-m", "skillcheck", "check", "code-python"],

@@ -152,7 +152,8 @@ def test_changing_a_comment_changes_the_result_with_the_caches_on(tmp_path: Path
     """Parse cache and result memo: the findings are filtered after them, from the file's
     parse, so an edited comment is seen on the next run."""
     (tmp_path / "pyproject.toml").write_text(
-        f"[tool.skillcheck]\ncache-dir = {str(tmp_path / 'cache')!r}\n", encoding="utf-8"
+        f'[tool.skillcheck]\ncache-dir = {str(tmp_path / "cache")!r}\nsnippets = "strict"\n',
+        encoding="utf-8",
     )
     block = "```python\nx(\n```\n"
     skill = _skill(tmp_path, "<!-- skillcheck: ignore SC601 -->\n" + block)
