@@ -145,7 +145,11 @@ def test_pack_metric_names_are_exported(metrics_server: Server) -> None:
     for i in range(3):
         r = httpx.post(
             metrics_server.url + "/completion",
-            json={"prompt": f"hello world {i}", "n_predict": 8, "cache_prompt": True},
+            json={
+                "prompt": "the quick brown fox jumps over the lazy dog",
+                "n_predict": 8 + i,
+                "ignore_eos": True,
+            },
             timeout=60,
         )
         assert r.status_code == 200, r.text
@@ -156,7 +160,9 @@ def test_pack_metric_names_are_exported(metrics_server: Server) -> None:
     )
     assert r.status_code == 200, r.text
     scraped = _scrape(metrics_server.url)
-    assert scraped.get("llamacpp:tokens_predicted_total", 0) > 0, scraped
+    assert scraped.get("llamacpp:tokens_predicted_total", 0) >= 8 + 9 + 10, scraped
+    # engine-options-llama-cpp.md: the metric that shows prompt-cache reuse
+    assert scraped.get("llamacpp:prompt_tokens_cached_total", 0) > 0, scraped
     named = pack_metric_names()
     assert named, "no llamacpp: metric named in the pack"
     missing = {

@@ -89,10 +89,15 @@ def test_api_key_public_paths(keyed_server: Server) -> None:
 
 
 def test_n_predict_is_a_default_not_a_cap(keyed_server: Server) -> None:
-    """engine-options-llama-cpp.md:69: -n is a default; a request's n_predict wins."""
+    """engine-options-llama-cpp.md:69: -n is a default; a request's n_predict wins.
+    (ignore_eos: the random weights could otherwise end a reply early.)"""
     url = keyed_server.url + "/completion"
-    default = httpx.post(url, json={"prompt": "hello"}, headers=AUTH, timeout=60).json()
-    asked = httpx.post(url, json={"prompt": "hello", "n_predict": 8}, headers=AUTH, timeout=60)
+    default = httpx.post(
+        url, json={"prompt": "hello", "ignore_eos": True}, headers=AUTH, timeout=60
+    ).json()
+    asked = httpx.post(
+        url, json={"prompt": "hello", "n_predict": 8, "ignore_eos": True}, headers=AUTH, timeout=60
+    )
     assert default["tokens_predicted"] == 4
     assert asked.json()["tokens_predicted"] == 8
 
@@ -108,7 +113,9 @@ def test_stream_shape(keyed_server: Server) -> None:
     """streaming-patterns.md:33, 94, 449: a role chunk with content null first, the
     finish_reason in a chunk of its own, X-Accel-Buffering: no, then [DONE]."""
     messages = [{"role": "user", "content": "hi"}]
-    headers, events = _events(keyed_server, {"messages": messages, "max_tokens": 3, "stream": True})
+    headers, events = _events(
+        keyed_server, {"messages": messages, "max_tokens": 3, "stream": True, "ignore_eos": True}
+    )
     assert headers["x-accel-buffering"] == "no"
     assert events[-1] == "[DONE]"
     chunks = [json.loads(e) for e in events[:-1]]
@@ -121,7 +128,11 @@ def test_stream_shape(keyed_server: Server) -> None:
 def test_client_disconnect_cancels_the_task(keyed_server: Server) -> None:
     """streaming-patterns.md:433-437: a warning 'cancel task, id_task = N' per task
     cancelled after the connection closed."""
-    body = {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 100000}
+    body = {
+        "messages": [{"role": "user", "content": "hi"}],
+        "max_tokens": 100000,
+        "ignore_eos": True,
+    }
     url = keyed_server.url + "/v1/chat/completions"
     with httpx.stream("POST", url, json={**body, "stream": True}, headers=AUTH, timeout=60) as r:
         for _ in zip(range(3), r.iter_lines(), strict=False):
