@@ -31,3 +31,14 @@ def test_no_sdist_and_no_fetch_is_a_message(
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     with pytest.raises(llama_server.EngineUnavailable, match="--fetch-only"):
         llama_server.ensure(fetch=False)
+
+
+def test_an_sdist_other_than_the_manifests_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    sdist = tmp_path / "llama_cpp_python-0.3.36.tar.gz"
+    sdist.write_bytes(b"not the release")
+    monkeypatch.setattr(llama_server, "missing_tools", list)
+    with pytest.raises(llama_server.EngineUnavailable, match="sha256"):
+        llama_server.build(sdist)

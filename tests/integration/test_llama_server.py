@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +109,20 @@ COMMANDS = pack_commands()
 
 def test_the_pack_has_llama_server_commands() -> None:
     assert len(COMMANDS) >= 5, COMMANDS  # a parser change that finds none fails here
+
+
+def test_binary_is_the_manifests_build(llama_server_bin: Path) -> None:
+    """The built server is the llama.cpp build and commit that skillcheck's manifest for the
+    pack's llama.cpp version was generated from."""
+    manifest = json.loads(
+        (ROOT / "skillcheck" / "engines" / "manifests" / "llama.cpp-b11312.json").read_text()
+    )
+    meta = manifest["provenance"]
+    out = subprocess.run(
+        [str(llama_server_bin), "--version"], capture_output=True, text=True, timeout=30
+    )
+    build = meta["llama_cpp_build"].removeprefix("b")
+    assert f"(build {build}, commit {meta['llama_cpp_commit'][:7]})" in out.stdout + out.stderr
 
 
 def test_health(metrics_server: Server) -> None:

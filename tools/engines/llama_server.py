@@ -32,6 +32,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 VERSION = "0.3.36"  # llama-cpp-python; it vendors llama.cpp b11312
+LLAMA_CPP_BUILD, LLAMA_CPP_COMMIT = "11312", "0c1e570"  # as the b11312 manifest records them
 PACKAGE = "llama-cpp-python"
 SDIST = f"llama_cpp_python-{VERSION}.tar.gz"
 CMAKE_FLAGS = (
@@ -45,8 +46,15 @@ CMAKE_FLAGS = (
     "-DLLAMA_OPENSSL=OFF",  # -hf downloads are not used here
     "-DLLAMA_USE_PREBUILT_UI=OFF",  # the web UI would be fetched from a Hugging Face bucket
     "-DLLAMA_BUILD_UI=OFF",
+    # the sdist has no git history: name the build as the release does (`--version`,
+    # system_fingerprint "b11312-0c1e570")
+    f"-DLLAMA_BUILD_NUMBER={LLAMA_CPP_BUILD}",
+    f"-DLLAMA_BUILD_COMMIT={LLAMA_CPP_COMMIT}",
 )
 TARGET = "llama-server"
+MANIFEST = (
+    Path(__file__).resolve().parents[2] / "skillcheck/engines/manifests/llama.cpp-b11312.json"
+)
 
 
 class EngineUnavailable(RuntimeError):
@@ -95,6 +103,18 @@ def missing_tools() -> list[str]:
     if not any(shutil.which(c) for c in ("ninja", "make")):
         missing.append("ninja or make")
     return missing
+
+
+def check_sdist(sdist: Path, version: str = VERSION) -> None:
+    """The sdist must be the one the b11312 manifest was generated from (its sha256)."""
+    if version != VERSION:
+        return
+    expected = json.loads(MANIFEST.read_text())["provenance"]["sha256"]
+    digest = hashlib.sha256(sdist.read_bytes()).hexdigest()
+    if digest != expected:
+        raise EngineUnavailable(
+            f"{sdist} has sha256 {digest}, not the {expected} that {MANIFEST.name} records"
+        )
 
 
 def find_sdist(explicit: Path | None = None, version: str = VERSION) -> Path | None:
@@ -153,6 +173,7 @@ def build(sdist: Path, version: str = VERSION, jobs: int = 2) -> Path:
         raise EngineUnavailable(
             "cannot build llama-server: not found on PATH: " + ", ".join(missing)
         )
+    check_sdist(sdist, version)
     root = cache_dir(version)
     started = time.monotonic()
     src = root / "src"
