@@ -110,19 +110,40 @@ def _events(keyed_server: Server, body: dict[str, object]) -> tuple[httpx.Header
 
 
 def test_stream_shape(keyed_server: Server) -> None:
-    """streaming-patterns.md:33, 94, 449: a role chunk with content null first, the
-    finish_reason in a chunk of its own, X-Accel-Buffering: no, then [DONE]."""
-    messages = [{"role": "user", "content": "hi"}]
-    headers, events = _events(
-        keyed_server, {"messages": messages, "max_tokens": 3, "stream": True, "ignore_eos": True}
-    )
+    """streaming-patterns.md (stream table, pitfalls): a role chunk with content null first,
+    the finish_reason in a chunk of its own, X-Accel-Buffering: no, then [DONE]. The first
+    token is forced to "h" (token 104) so that it is a whole character."""
+    body = {
+        "messages": [{"role": "user", "content": "hi"}],
+        "max_tokens": 3,
+        "stream": True,
+        "ignore_eos": True,
+        "logit_bias": {"104": 100},
+    }
+    headers, events = _events(keyed_server, body)
     assert headers["x-accel-buffering"] == "no"
-    assert events[-1] == "[DONE]"
+    assert events[-1] == "[DONE]", events
     chunks = [json.loads(e) for e in events[:-1]]
-    assert chunks[0]["choices"][0]["delta"] == {"role": "assistant", "content": None}
+    assert chunks[0]["choices"][0]["delta"] == {"role": "assistant", "content": None}, events
     last = chunks[-1]["choices"][0]
-    assert last["finish_reason"] == "length"
-    assert last["delta"] == {}
+    assert last["finish_reason"] == "length", events
+    assert last["delta"] == {}, events
+
+
+def test_no_role_chunk_when_the_first_token_splits_a_character(keyed_server: Server) -> None:
+    """streaming-patterns.md ("Requiring a role chunk"): a first token that ends inside a
+    UTF-8 character (byte 0xE2, token 226, the lead byte of U+2615) means no role chunk."""
+    body = {
+        "messages": [{"role": "user", "content": "hi"}],
+        "max_tokens": 3,
+        "stream": True,
+        "ignore_eos": True,
+        "logit_bias": {"226": 100},
+    }
+    _, events = _events(keyed_server, body)
+    assert events[-1] == "[DONE]", events
+    deltas = [json.loads(e)["choices"][0]["delta"] for e in events[:-1]]
+    assert all("role" not in d for d in deltas), events
 
 
 def test_client_disconnect_cancels_the_task(keyed_server: Server) -> None:
