@@ -1,0 +1,149 @@
+"""The pack's gateway (assets/serving/template-llm-api.md) in front of a real llama-server:
+the gateway's upstream key opens the engine, a stream passes through event for event, a
+client that leaves aborts the request inside the engine, and an oversize request never
+reaches it."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import httpx
+import pytest
+
+from skillcheck.extract import extract
+from tests.integration.conftest import ROOT, Server, free_port
+
+TEMPLATE = ROOT / "assets" / "serving" / "template-llm-api.md"
+CLIENT_KEY, UPSTREAM_KEY = "sk-client", "upstream-secret"
+CLIENT = {"Authorization": f"Bearer {CLIENT_KEY}"}
+
+
+@pytest.fixture(scope="module")
+def engine(
+    llama_server_bin: Path, tiny_gguf: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    port = free_port()
+    args = ["-m", str(tiny_gguf), "--host", "127.0.0.1", "--port", str(port), "--metrics"]
+    args += ["-c", "4096", "-np", "2", "-t", "2", "-a", "tiny", "--api-key", UPSTREAM_KEY]
+    log = tmp_path_factory.mktemp("gateway-engine") / "server.log"
+    with Server(llama_server_bin, args, port, log) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def gateway_url(engine: Server, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    uvicorn = pytest.importorskip("uvicorn")
+    out = tmp_path_factory.mktemp("gateway")
+    assert "gateway.py" in [r.name for r in extract(TEMPLATE.read_text(encoding="utf-8"), out)]
+    env = {
+        "UPSTREAM_URL": engine.url,
+        "UPSTREAM_API_KEY": UPSTREAM_KEY,
+        "API_KEYS": f"{CLIENT_KEY}:tenant-a",
+        "MAX_INPUT_TOKENS": "200",
+        "MAX_OUTPUT_TOKENS": "100000",
+    }
+    spec = importlib.util.spec_from_file_location("gateway_real_engine", out / "gateway.py")
+    assert spec is not None and spec.loader is not None
+    module: ModuleType = importlib.util.module_from_spec(spec)
+    with pytest.MonkeyPatch.context() as mp:
+        for k, v in env.items():
+            mp.setenv(k, v)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    config = uvicorn.Config(module.app, log_config=None, access_log=False, http="h11")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+        time.sleep(0.01)
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    server.should_exit = True
+    thread.join(10)
+    sock.close()
+    sys.modules.pop(spec.name, None)
+
+
+def _stream(url: str, headers: dict[str, str], body: dict[str, Any]) -> list[Any]:
+    """The stream's events, without the fields that differ between two requests."""
+    events: list[Any] = []
+    with httpx.stream("POST", url + "/v1/chat/completions", json=body, headers=headers) as r:
+        assert r.status_code == 200, r.read()
+        for line in r.iter_lines():
+            if line.startswith("data: "):
+                data = line.removeprefix("data: ")
+                event = data if data == "[DONE]" else json.loads(data)
+                if isinstance(event, dict):
+                    for volatile in ("id", "created", "timings"):
+                        event.pop(volatile, None)
+                    # the second request reuses the first one's prompt cache
+                    event.get("usage", {}).pop("prompt_tokens_details", None)
+                events.append(event)
+    return events
+
+
+def test_stream_passes_through_unchanged(gateway_url: str, engine: Server) -> None:
+    body = {
+        "model": "tiny",
+        "messages": [{"role": "user", "content": "hello there"}],
+        "max_tokens": 8,
+        "stream": True,
+        "temperature": 0,
+        "ignore_eos": True,
+        "stream_options": {"include_usage": True},
+    }
+    direct = _stream(engine.url, {"Authorization": f"Bearer {UPSTREAM_KEY}"}, body)
+    through = _stream(gateway_url, CLIENT, body)
+    assert through == direct
+    assert through[-1] == "[DONE]" and through[-2]["usage"]["completion_tokens"] == 8
+
+
+def test_client_disconnect_aborts_inside_the_engine(gateway_url: str, engine: Server) -> None:
+    before = engine.log.read_text(errors="replace").count("cancel task, id_task = ")
+    body = {
+        "model": "tiny",
+        "messages": [{"role": "user", "content": "go on"}],
+        "max_tokens": 100000,
+        "stream": True,
+        "ignore_eos": True,
+    }
+    url = gateway_url + "/v1/chat/completions"
+    with httpx.stream("POST", url, json=body, headers=CLIENT, timeout=30) as r:
+        for _ in zip(range(3), r.iter_lines(), strict=False):
+            pass
+    deadline = time.monotonic() + 20
+    while engine.log.read_text(errors="replace").count("cancel task, id_task = ") <= before:
+        assert time.monotonic() < deadline, engine.log_tail()
+        time.sleep(0.2)
+
+
+def test_auth_and_oversize_stop_at_the_gateway(gateway_url: str, engine: Server) -> None:
+    def predicted() -> float:
+        auth = {"Authorization": f"Bearer {UPSTREAM_KEY}"}
+        for line in httpx.get(engine.url + "/metrics", headers=auth).text.splitlines():
+            if line.startswith("llamacpp:tokens_predicted_total "):
+                return float(line.split()[1])
+        raise AssertionError("no llamacpp:tokens_predicted_total in /metrics")
+
+    # settle: the aborted stream of another test may still be counted
+    time.sleep(0.5)
+    start = predicted()
+    body = {"model": "tiny", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 4}
+    url = gateway_url + "/v1/chat/completions"
+    assert httpx.post(url, json=body).status_code == 401
+    big = {**body, "messages": [{"role": "user", "content": "word " * 2000}]}
+    r = httpx.post(url, json=big, headers=CLIENT)
+    assert r.status_code == 400 and "at most 200" in r.json()["error"]["message"]
+    assert predicted() == start

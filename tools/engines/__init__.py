@@ -1,0 +1,1 @@
+"""Real inference engines for the integration tests, built from pinned sources and cached."""
