@@ -11,10 +11,7 @@ read or lacks what the generator expects, 2 bad arguments (argparse).
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
-import tarfile
-import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -23,7 +20,7 @@ from skillcheck.engines import dumps
 from tools.manifests.build import ENGINES, MANIFEST_DIR, build, manifest_filename
 from tools.manifests.commands import history_main, index_main
 from tools.manifests.coverage import coverage_main
-from tools.manifests.errors import GenerateError
+from tools.manifests.errors import READ_ERRORS
 from tools.manifests.release_check import release_check_main
 
 SUBCOMMANDS = {
@@ -82,15 +79,7 @@ def manifest_main(argv: Sequence[str]) -> int:
             origin=args.origin,
             build_tag=args.build_tag,
         )
-    except (
-        GenerateError,
-        OSError,
-        SyntaxError,
-        ValueError,  # UnicodeDecodeError: a source file that is not UTF-8
-        zipfile.BadZipFile,
-        tarfile.TarError,
-        subprocess.CalledProcessError,
-    ) as exc:
+    except READ_ERRORS as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     text = dumps(manifest)

@@ -7,16 +7,13 @@ file that differs from what the inputs generate, 2 bad arguments (argparse).
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
-import tarfile
-import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from skillcheck.engines.flagindex import FlagIndexError, dumps_index
 from tools.manifests.build import ENGINES
-from tools.manifests.errors import GenerateError
+from tools.manifests.errors import READ_ERRORS, GenerateError
 from tools.manifests.history import (
     HISTORY_DIR,
     build_history,
@@ -48,15 +45,7 @@ def history_main(argv: Sequence[str]) -> int:
     try:
         releases = [parse_release(r) for r in args.releases]
         manifests = read_releases(args.engine, releases)
-    except (
-        GenerateError,
-        OSError,
-        SyntaxError,
-        ValueError,
-        zipfile.BadZipFile,
-        tarfile.TarError,
-        subprocess.CalledProcessError,
-    ) as exc:
+    except READ_ERRORS as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     history = build_history(args.engine, manifests)

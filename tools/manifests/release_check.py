@@ -14,11 +14,8 @@ from __future__ import annotations
 
 import argparse
 import re
-import subprocess
 import sys
-import tarfile
 import tempfile
-import zipfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -26,7 +23,7 @@ from pathlib import Path
 from skillcheck.engines import Manifest, Option, dumps, load_manifest
 from skillcheck.engines.flagindex import dumps_index, read_curated
 from tools.manifests.build import ENGINES, build, manifest_filename
-from tools.manifests.errors import GenerateError
+from tools.manifests.errors import READ_ERRORS
 from tools.manifests.history import (
     REPO,
     extend_history,
@@ -300,15 +297,7 @@ def release_check_main(argv: Sequence[str]) -> int:
         with tempfile.TemporaryDirectory(prefix="release-check-") as tmp:
             written = write_work(args.engine, new, args.version, args.workdir or Path(tmp))
             rows = written.read_text(encoding="utf-8").count("\n") - 1
-    except (
-        GenerateError,
-        OSError,
-        SyntaxError,
-        ValueError,
-        zipfile.BadZipFile,
-        tarfile.TarError,
-        subprocess.CalledProcessError,
-    ) as exc:
+    except READ_ERRORS as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
     text += f"\nIndex rows regenerated for {args.version}: {rows}.\n"
