@@ -126,14 +126,20 @@ def tiny_gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tinymodel.make(tmp_path_factory.mktemp("tinymodel"), seed=0)
 
 
+def start(binary: Path, model: Path, folder: Path, *extra: str) -> Server:
+    """A llama-server on 127.0.0.1 and a free port with two threads and ``extra`` options; its
+    log in ``folder``. Use it as a context manager."""
+    port = free_port()
+    args = ["-m", str(model), "--host", "127.0.0.1", "--port", str(port), "-t", "2", *extra]
+    return Server(binary, args, port, folder / f"server-{port}.log")
+
+
 @pytest.fixture(scope="session")
 def metrics_server(
     llama_server_bin: Path, tiny_gguf: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
     """One server with ``--metrics`` for the whole session."""
-    port = free_port()
-    args = ["-m", str(tiny_gguf), "--host", "127.0.0.1", "--port", str(port), "--metrics"]
-    args += ["-c", "2048", "-np", "2", "-t", "2", "-a", "tiny"]
-    log = tmp_path_factory.mktemp("llama-server") / "server.log"
-    with Server(llama_server_bin, args, port, log) as server:
+    extra = ("--metrics", "-c", "2048", "-np", "2", "-a", "tiny")
+    folder = tmp_path_factory.mktemp("llama-server")
+    with start(llama_server_bin, tiny_gguf, folder, *extra) as server:
         yield server

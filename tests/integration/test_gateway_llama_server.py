@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 from skillcheck.extract import extract
-from tests.integration.conftest import ROOT, Server, free_port
+from tests.integration.conftest import ROOT, Server, start
 
 TEMPLATE = ROOT / "assets" / "serving" / "template-llm-api.md"
 CLIENT_KEY, UPSTREAM_KEY = "sk-client", "upstream-secret"
@@ -31,11 +31,9 @@ CLIENT = {"Authorization": f"Bearer {CLIENT_KEY}"}
 def engine(
     llama_server_bin: Path, tiny_gguf: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
-    port = free_port()
-    args = ["-m", str(tiny_gguf), "--host", "127.0.0.1", "--port", str(port), "--metrics"]
-    args += ["-c", "4096", "-np", "2", "-t", "2", "-a", "tiny", "--api-key", UPSTREAM_KEY]
-    log = tmp_path_factory.mktemp("gateway-engine") / "server.log"
-    with Server(llama_server_bin, args, port, log) as server:
+    extra = ("--metrics", "-c", "4096", "-np", "2", "-a", "tiny", "--api-key", UPSTREAM_KEY)
+    folder = tmp_path_factory.mktemp("gateway-engine")
+    with start(llama_server_bin, tiny_gguf, folder, *extra) as server:
         yield server
 
 

@@ -13,17 +13,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.integration.conftest import Server, free_port
+from tests.integration.conftest import Server, start
 
 KEY = "integration-test-key"
 AUTH = {"Authorization": f"Bearer {KEY}"}
 SLOTS_LINE = re.compile(r"n_slots = (\d+), n_ctx_slot = (\d+), kv_unified = '(\w+)'")
-
-
-def _start(binary: Path, model: Path, folder: Path, *extra: str) -> Server:
-    port = free_port()
-    args = ["-m", str(model), "--host", "127.0.0.1", "--port", str(port), "-t", "2", *extra]
-    return Server(binary, args, port, folder / f"server-{port}.log")
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +28,7 @@ def keyed_server(
     folder = tmp_path_factory.mktemp("claims")
     (folder / "keys").write_text(KEY + "\n")
     extra = ("--api-key-file", str(folder / "keys"), "-n", "4", "-c", "2048", "-np", "2")
-    with _start(llama_server_bin, tiny_gguf, folder, *extra) as server:
+    with start(llama_server_bin, tiny_gguf, folder, *extra) as server:
         yield server
 
 
@@ -63,7 +57,7 @@ def test_slots_and_unified_kv(
     tiny_gguf: Path,
     tmp_path: Path,
 ) -> None:
-    with _start(llama_server_bin, tiny_gguf, tmp_path, *extra) as server:
+    with start(llama_server_bin, tiny_gguf, tmp_path, *extra) as server:
         assert _slots(server) == expected
 
 
@@ -72,9 +66,9 @@ def test_quantized_v_needs_flash_attention(
 ) -> None:
     """edge-cpu-optimization.md:140-141: quantized V needs flash attention; -fa auto (the
     default) gives it on CPU."""
-    with _start(llama_server_bin, tiny_gguf, tmp_path, "-c", "2048", "-ctv", "q8_0"):
+    with start(llama_server_bin, tiny_gguf, tmp_path, "-c", "2048", "-ctv", "q8_0"):
         pass
-    refused = _start(llama_server_bin, tiny_gguf, tmp_path, "-ctv", "q8_0", "-fa", "off")
+    refused = start(llama_server_bin, tiny_gguf, tmp_path, "-ctv", "q8_0", "-fa", "off")
     with pytest.raises(pytest.fail.Exception, match="requires flash_attn"), refused:
         pass
 

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from skillcheck.extract import extract
-from tests.integration.conftest import ROOT, Server, free_port
+from tests.integration.conftest import ROOT, Server, start
 
 TEMPLATE = ROOT / "assets" / "benchmarking" / "template-latency-throughput-test.md"
 N, OUT = 6, 8
@@ -26,11 +26,9 @@ def fresh_server(
     llama_server_bin: Path, tiny_gguf: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
     """A server of its own, so that its counters hold this module's traffic only."""
-    port = free_port()
-    args = ["-m", str(tiny_gguf), "--host", "127.0.0.1", "--port", str(port), "--metrics"]
-    args += ["-c", "4096", "-np", "2", "-t", "2", "-a", "tiny"]
-    log = tmp_path_factory.mktemp("loadgen-server") / "server.log"
-    with Server(llama_server_bin, args, port, log) as server:
+    extra = ("--metrics", "-c", "4096", "-np", "2", "-a", "tiny")
+    folder = tmp_path_factory.mktemp("loadgen-server")
+    with start(llama_server_bin, tiny_gguf, folder, *extra) as server:
         yield server
 
 
