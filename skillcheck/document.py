@@ -20,7 +20,7 @@ from skillcheck.slugs import Slugger
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
-PARSER_VERSION = "12"
+PARSER_VERSION = "13"
 
 
 @dataclass

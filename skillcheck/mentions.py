@@ -26,7 +26,7 @@ SKILL_DIR_PREFIXES: tuple[tuple[str, str], ...] = (
 )
 
 _TOKEN = re.compile(
-    r"(?<![\w./\\:$~-])"
+    r"(?<![\w./\\:$~%=?&-])"  # not inside another syntax: %ASSETS/x%, src=a/b, ?f=a/b
     r"((?:\{\w+\}/|\$\{?\w+\}?/|<[\w-]+>/|~/)?(?:[\w.*@+-]+/)*[\w.*@+-]*[\w*/])"
 )
 _EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")

@@ -76,3 +76,11 @@ def test_a_decision_tree_is_no_folder_tree() -> None:
     assert not doc.is_example(3, 14)
     doc = parse("```text\nmy-skill/\n├── references/a.md\n```\n")
     assert doc.is_example(3, 5)
+
+
+def test_paths_inside_other_syntax_are_not_mentions() -> None:
+    lines = [
+        "Reference an asset as `%ASSETS/<ASSET_NAME>%` and fetch ?src=assets/a.png&x=b/c.",
+        "Or run scripts/x.py.",
+    ]
+    assert scan_mentions(lines, 0) == [("scripts/x.py", 2, 8)]
