@@ -7,8 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from skillcheck.engines.flagindex import INDEX_FILES, load_index
-from tools.manifests.coverage import counts, table
+from tools.manifests.coverage import counts, coverage_main, table
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -37,3 +39,11 @@ def test_the_command_prints_the_table() -> None:
         check=True,
     )
     assert res.stdout == table()
+
+
+def test_a_missing_index_is_an_error_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert coverage_main(["--index-dir", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "Traceback" not in err
