@@ -36,16 +36,17 @@ CHAT_TEMPLATE = (
 
 @dataclass(frozen=True)
 class Shape:
-    """The model's dimensions: small enough to load in well under a second on a CPU. The
-    head size is 64, as in real models: a quantized KV cache (``-ctk q8_0``) needs it to be a
-    multiple of the 32-value block."""
+    """The model's dimensions: small enough to load in well under a second on a CPU.
+    Eight heads of 32: every tensor-parallel size the pack's commands give (up to 8) divides
+    the head count, 32 is a head size vLLM's CPU attention takes, and a quantized KV cache
+    (``-ctk q8_0``) needs a multiple of the 32-value block."""
 
-    n_embd: int = 128
+    n_embd: int = 256
     n_layer: int = 2
-    n_head: int = 2
-    n_head_kv: int = 1  # grouped-query attention, as in current Llama models
-    n_ff: int = 256
-    n_ctx_train: int = 32768  # above every -c the pack's commands give
+    n_head: int = 8
+    n_head_kv: int = 2  # grouped-query attention, as in current Llama models
+    n_ff: int = 512
+    n_ctx_train: int = 131072  # Llama 3.1's; at or above every context length the pack gives
     rms_eps: float = 1e-5
     rope_theta: float = 10000.0
 
