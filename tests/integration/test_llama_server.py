@@ -14,45 +14,15 @@ from typing import Any
 import httpx
 import pytest
 
-from skillcheck.document import parse
-from skillcheck.engines.invocations import find_invocations
-from skillcheck.rules.codeblocks import SHELLS, SKIP_ATTR
+from tests.integration import packscan
 from tests.integration.conftest import ROOT, Server, free_port
 
 DATA: dict[str, Any] = json.loads((Path(__file__).parent / "llama_server_pack.json").read_text())
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_]+)\s*\}\}")
-METRIC = re.compile(r"\bllamacpp:[a-z_][a-z0-9_]*")
-
-
-def pack_pages() -> list[Path]:
-    pages = [ROOT / "SKILL.md", *(ROOT / "references").glob("*.md")]
-    pages += (ROOT / "assets").rglob("*.md")
-    return sorted(pages)
-
-
-def pack_commands() -> list[tuple[str, list[str]]]:
-    """(``page:line``, arguments) of every llama-server command in a shell block, found as
-    skillcheck's engine-flag rule finds them."""
-    found = []
-    for page in pack_pages():
-        for fence in parse(page.read_text(encoding="utf-8")).fences:
-            if fence.lang not in SHELLS or SKIP_ATTR in fence.attrs:
-                continue
-            for inv in find_invocations(fence.content):
-                if inv.engine == "llama.cpp":
-                    where = f"{page.relative_to(ROOT).as_posix()}:{fence.body_line + inv.line - 1}"
-                    found.append((where, [t.text for t in inv.args]))
-    return found
 
 
 def pack_metric_names() -> dict[str, str]:
-    """Each ``llamacpp:`` metric name in the pages -> the first ``page:line`` naming it."""
-    names: dict[str, str] = {}
-    for page in pack_pages():
-        for n, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
-            for name in METRIC.findall(line):
-                names.setdefault(name, f"{page.relative_to(ROOT).as_posix()}:{n}")
-    return dict(sorted(names.items()))
+    return packscan.pack_metric_names("llamacpp:")
 
 
 def _split(arg: str) -> tuple[str, str | None]:
@@ -104,7 +74,7 @@ def _fill(arg: str) -> str:
     return filled
 
 
-COMMANDS = pack_commands()
+COMMANDS = packscan.pack_commands("llama.cpp")
 
 
 def test_the_pack_has_llama_server_commands() -> None:
