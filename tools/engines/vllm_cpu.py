@@ -91,15 +91,17 @@ def cached(version: str = VERSION) -> Path | None:
     return exe
 
 
-def unsupported() -> str | None:
+def unsupported(
+    system: str = sys.platform,
+    machine: str | None = None,
+    version: tuple[int, int] = (sys.version_info[0], sys.version_info[1]),
+) -> str | None:
     """Why this interpreter or machine cannot take the wheel and the lock, or None."""
-    if sys.platform != "linux" or platform.machine() != "x86_64":
-        return f"the wheel is for Linux x86_64, not {sys.platform} {platform.machine()}"
-    if sys.version_info[:2] != (3, 11):
-        return (
-            f"the dependency lock was resolved on Python 3.11, not "
-            f"{sys.version_info[0]}.{sys.version_info[1]}"
-        )
+    machine = machine or platform.machine()
+    if system != "linux" or machine != "x86_64":
+        return f"the wheel is for Linux x86_64, not {system} {machine}"
+    if version != (3, 11):
+        return f"the dependency lock was resolved on Python 3.11, not {version[0]}.{version[1]}"
     return None
 
 
