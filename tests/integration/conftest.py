@@ -218,14 +218,16 @@ def vllm_env() -> dict[str, str]:
 
 VLLM_START_TIMEOUT = 420.0  # about 100 s cold on 2 cores (torch.compile), 40 s warm
 VLLM_KEY = "upstream-secret"
+QUEUE_CAP = 4  # --max-num-queued-reqs, as the gateway template's engine command sets one
 # One vLLM server for the session, started as the pack starts it for prefix caching
-# (assets/caching/template-prefix-caching.md) and behind the gateway
+# (assets/caching/template-prefix-caching.md) and behind the gateway with an engine queue cap
 # (assets/serving/template-llm-api.md), with the options whose metrics the pages name and
 # that run on a CPU: sampled KV-block metrics, LoRA, n-gram speculative decoding.
 VLLM_SERVER_OPTIONS = (
     "--served-model-name", "tiny",
     "--max-model-len", "4096",
     "--api-key", VLLM_KEY,
+    "--max-num-queued-reqs", str(QUEUE_CAP),
     "--enable-prefix-caching",
     "--prefix-caching-hash-algo", "sha256",
     "--enable-prompt-tokens-details",

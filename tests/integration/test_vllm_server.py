@@ -11,6 +11,7 @@ difference over its own traffic."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -26,7 +27,7 @@ import pytest
 
 from skillcheck.extract import extract
 from tests.integration import packscan
-from tests.integration.conftest import ROOT, VLLM_KEY, Server, run_gateway
+from tests.integration.conftest import QUEUE_CAP, ROOT, VLLM_KEY, Server, run_gateway
 
 DATA: dict[str, Any] = json.loads((Path(__file__).parent / "vllm_pack.json").read_text())
 LABEL = DATA["label"]
@@ -80,11 +81,22 @@ def chat(url: str, content: str, max_tokens: int = 8, **extra: Any) -> dict[str,
     return dict(r.json())
 
 
-def test_api_key_guards_v1_not_metrics(vllm_server: Server) -> None:
-    body = {"model": "tiny", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 2}
-    r = httpx.post(vllm_server.url + "/v1/chat/completions", json=body, timeout=60)
-    assert r.status_code == 401, r.text
-    assert httpx.get(vllm_server.url + "/metrics", timeout=10).status_code == 200
+def test_api_key_covers_only_the_prefixes_security_page_names(vllm_server: Server) -> None:
+    """security-and-tenancy.md: ``--api-key`` guards ``/v1``, ``/v2``, ``/inference`` and
+    ``/cohere``; ``/invocations``, ``/tokenize`` and ``/metrics`` stay open."""
+    url = vllm_server.url
+    chat_body = {"model": "tiny", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 2}
+    for path in ("/v1/models", "/v2/models", "/inference/v1/generate", "/cohere/v2/chat"):
+        r = httpx.post(url + path, json={}, timeout=30)
+        assert r.status_code == 401, (path, r.status_code, LABEL)
+    assert httpx.post(url + "/v1/chat/completions", json=chat_body, timeout=60).status_code == 401
+    opened = {
+        "/invocations": httpx.post(url + "/invocations", json=chat_body, timeout=60),
+        "/tokenize": httpx.post(url + "/tokenize", json={"model": "tiny", "prompt": "hi"}),
+        "/metrics": httpx.get(url + "/metrics", timeout=10),
+    }
+    assert {p: r.status_code for p, r in opened.items()} == dict.fromkeys(opened, 200), LABEL
+    assert opened["/invocations"].json()["usage"]["completion_tokens"] == 2
 
 
 def test_pack_metric_names_are_exported(vllm_server: Server) -> None:
@@ -313,3 +325,40 @@ def test_stream_shape_is_as_streaming_patterns_says(vllm_server: Server) -> None
     assert usage["choices"] == [] and usage["usage"]["completion_tokens"] == 6, usage
     finished = [c for c in chunks[:-1] if c["choices"][0].get("finish_reason")]
     assert len(finished) == 1 and finished[0] is chunks[-2], (chunks, LABEL)
+
+
+# --- admission ---------------------------------------------------------------------------
+
+
+def test_queue_cap_rejects_with_503_and_counts(vllm_server: Server) -> None:
+    """batching-and-scheduling.md: with ``--max-num-queued-reqs N`` a request that would take
+    the in-flight count above N gets HTTP 503 with "The engine is currently busy ...", counted
+    in ``vllm:admission_rejections_total{reason="max_num_queued_reqs"}``."""
+    url = vllm_server.url
+    name, label = "vllm:admission_rejections_total", 'reason="max_num_queued_reqs"'
+    before = labelled(url, name, label)
+    body = {
+        "model": "tiny",
+        "messages": [{"role": "user", "content": "go on"}],
+        "max_tokens": 3500,
+        "stream": True,
+        "ignore_eos": True,
+    }
+    readers: list[Iterator[str]] = []
+    with httpx.Client(headers=ENGINE, timeout=60) as client, contextlib.ExitStack() as streams:
+        for _ in range(QUEUE_CAP):
+            r = streams.enter_context(
+                client.stream("POST", url + "/v1/chat/completions", json=body)
+            )
+            assert r.status_code == 200
+            lines = r.iter_lines()
+            next(lines)
+            readers.append(lines)  # a dropped iterator closes its stream, and vLLM aborts it
+        extra = client.post(url + "/v1/chat/completions", json={**body, "stream": False})
+    assert extra.status_code == 503, (extra.status_code, extra.text, LABEL)
+    assert "The engine is currently busy and cannot accept new requests." in extra.text
+    assert labelled(url, name, label) == before + 1, LABEL
+    deadline = time.monotonic() + 30
+    while scrape(url)[0]["vllm:num_requests_running"] > 0:
+        assert time.monotonic() < deadline, "the closed streams still run"
+        time.sleep(0.1)

