@@ -130,6 +130,35 @@ def profile_pairs() -> list[tuple[str, str, str]]:
 
 
 PAIRS = profile_pairs()
+# Values edge-cpu-optimization.md gives for vLLM on a CPU: (arguments, {attribute: value})
+EDGE_COMMAND = ["--dtype", "bfloat16", "--max-model-len", "8192", "--kv-cache-memory-bytes", "8G"]
+NO_KV_ENV = {"VLLM_CPU_KVCACHE_SPACE": ""}  # empty: not applied (platforms/cpu.py)
+RESOLVE_CASES: dict[str, tuple[list[str], dict[str, str], dict[str, str]]] = {
+    "cpu-defaults": (
+        [],
+        NO_KV_ENV,
+        {
+            "scheduler_config.max_num_seqs": "128",  # 128 x world size under vllm serve
+            "scheduler_config.max_num_batched_tokens": "2048",  # 2048 x world size
+            "scheduler_config.async_scheduling": "False",  # the CPU platform turns it off
+        },
+    ),
+    "cpu-page-command": (
+        EDGE_COMMAND,
+        NO_KV_ENV,
+        {
+            "model_config.dtype": "torch.bfloat16",
+            "model_config.max_model_len": "8192",
+            "cache_config.kv_cache_memory_bytes": str(8 * 1024**3),  # 8G = 8 GiB
+        },
+    ),
+    # the legacy variable, when set, replaces the flag's value
+    "cpu-page-command-with-legacy-env": (
+        EDGE_COMMAND,
+        {"VLLM_CPU_KVCACHE_SPACE": "2"},
+        {"cache_config.kv_cache_memory_bytes": str(2 * 1024**3)},
+    ),
+}
 # How template-vllm-config.md says a --config file is read: (file, written --config=FILE)
 LOADER_CASES = {
     "false-key": ("enable-prefix-caching: false\nmax-num-seqs: 7\n", False),
@@ -155,6 +184,9 @@ def results(vllm_exe: Path, tiny_hf: Path, tmp_path_factory: pytest.TempPathFact
         yaml_form = [cli[0], "--config", str(filled(files[page][title], tiny_hf))]
         items.append({"id": f"cli {where}", "argv": cli, "namespace": True})
         items.append({"id": f"yaml {page} {title}", "argv": yaml_form, "namespace": True})
+    for name, (argv, env, resolve) in RESOLVE_CASES.items():
+        item = {"id": name, "argv": [str(tiny_hf), *argv], "resolve": sorted(resolve), "env": env}
+        items.append(item)
     for name, (text, inline) in LOADER_CASES.items():
         path = folder / f"{name}.yaml"
         path.write_text(text, encoding="utf-8")
@@ -235,3 +267,14 @@ def test_config_file_reading_is_as_the_template_says(results: Any) -> None:
     assert (dropped["enable_prefix_caching"], dropped["max_num_seqs"]) == ("None", "7"), LABEL
     assert got["negative-spelling"]["args"]["enable_prefix_caching"] == "False", LABEL
     assert got["equals-form"]["args"]["max_num_seqs"] == "None", LABEL
+
+
+def test_cpu_values_are_as_the_edge_page_says(results: Any) -> None:
+    """edge-cpu-optimization.md, vLLM on a CPU: the ``vllm serve`` defaults of
+    ``--max-num-seqs`` and ``--max-num-batched-tokens``, async scheduling off, and what its
+    command's ``--kv-cache-memory-bytes 8G`` resolves to, and ``VLLM_CPU_KVCACHE_SPACE``
+    replacing it when set."""
+    for name, (_, _, expected) in RESOLVE_CASES.items():
+        got = results[name]
+        assert got["stage"] == "ok", (name, got["error"], LABEL)
+        assert got["resolved"] == expected, (name, LABEL)

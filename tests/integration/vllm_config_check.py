@@ -11,7 +11,10 @@ port is bound.
 
 Input: ``[{"id": "...", "argv": ["MODEL", "--flag", ...]}, ...]``. With ``"namespace": true``
 a command is only parsed, and the result carries the parsed arguments (``args``, each as
-its ``repr``): two launch forms can then be compared.
+its ``repr``): two launch forms can then be compared. With ``"resolve": ["scheduler_config.
+max_num_seqs", ...]`` the result carries those attributes of the engine configuration
+(``resolved``, each as its ``repr``). ``"env": {...}`` sets environment variables for that
+command only.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import contextlib
 import io
 import json
 import logging
+import os
 import sys
 from typing import Any
 
@@ -40,8 +44,18 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else ""
 
 
+def _resolve(config: Any, path: str) -> str:
+    value = config
+    for part in path.split("."):
+        value = getattr(value, part)
+    return repr(value)
+
+
 def check(
-    parser: argparse.ArgumentParser, argv: list[str], namespace: bool = False
+    parser: argparse.ArgumentParser,
+    argv: list[str],
+    namespace: bool = False,
+    resolve: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     from vllm.engine.arg_utils import AsyncEngineArgs
     from vllm.entrypoints.cli.serve import ServeSubcommand
@@ -65,10 +79,10 @@ def check(
         args.model = args.model_tag
     try:
         engine_args = AsyncEngineArgs.from_cli_args(args)
-        engine_args.create_engine_config(usage_context=UsageContext.OPENAI_API_SERVER)
+        config = engine_args.create_engine_config(usage_context=UsageContext.OPENAI_API_SERVER)
     except Exception as exc:
         return {"stage": "config", "error": f"{type(exc).__name__}: {exc}"}
-    return {"stage": "ok", "error": ""}
+    return {"stage": "ok", "error": "", "resolved": {p: _resolve(config, p) for p in resolve}}
 
 
 def main() -> int:
@@ -77,7 +91,18 @@ def main() -> int:
     parser = _parser()
     with open(sys.argv[1], "w", encoding="utf-8") as out:
         for command in commands:
-            result = check(parser, list(command["argv"]), bool(command.get("namespace")))
+            saved = dict(os.environ)
+            os.environ.update(command.get("env", {}))
+            try:
+                result = check(
+                    parser,
+                    list(command["argv"]),
+                    bool(command.get("namespace")),
+                    tuple(command.get("resolve", ())),
+                )
+            finally:
+                os.environ.clear()
+                os.environ.update(saved)
             out.write(json.dumps({"id": command["id"], **result}) + "\n")
             out.flush()
     return 0
