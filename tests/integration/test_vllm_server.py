@@ -27,7 +27,14 @@ import pytest
 
 from skillcheck.extract import extract
 from tests.integration import packscan
-from tests.integration.conftest import QUEUE_CAP, ROOT, VLLM_KEY, Server, run_gateway
+from tests.integration.conftest import (
+    QUEUE_CAP,
+    ROOT,
+    TTFT_BUCKETS,
+    VLLM_KEY,
+    Server,
+    run_gateway,
+)
 
 DATA: dict[str, Any] = json.loads((Path(__file__).parent / "vllm_pack.json").read_text())
 LABEL = DATA["label"]
@@ -362,3 +369,21 @@ def test_queue_cap_rejects_with_503_and_counts(vllm_server: Server) -> None:
     while scrape(url)[0]["vllm:num_requests_running"] > 0:
         assert time.monotonic() < deadline, "the closed streams still run"
         time.sleep(0.1)
+
+
+def test_cpu_block_size_default_is_as_the_edge_page_says(vllm_server: Server) -> None:
+    """edge-cpu-optimization.md: on a CPU the KV block size is 128 unless set."""
+    assert _block_size(vllm_server.url) == 128, LABEL
+
+
+def test_custom_ttft_buckets_are_the_exported_bounds(vllm_server: Server) -> None:
+    """observability-and-slos.md: ``--custom-histogram-buckets`` replaces the
+    ``time_to_first_token`` bounds, and the client renders bound 2 as ``le="2.0"``."""
+    bounds = set()
+    for line in httpx.get(vllm_server.url + "/metrics", timeout=10).text.splitlines():
+        if line.startswith("vllm:time_to_first_token_seconds_bucket{"):
+            m = re.search(r'le="([^"]+)"', line)
+            assert m is not None, line
+            bounds.add(m.group(1))
+    assert bounds == {str(b) for b in TTFT_BUCKETS} | {"+Inf"}, (sorted(bounds), LABEL)
+    assert "2.0" in bounds
