@@ -262,24 +262,29 @@ VLLM_SERVER_OPTIONS = (
 )  # fmt: skip
 
 
+def start_vllm(exe: Path, model: Path, folder: Path, *options: str) -> Server:
+    """``vllm serve`` of ``model`` on 127.0.0.1 and a free port with ``options``; its log in
+    ``folder``. Use it as a context manager."""
+    port = free_port()
+    args = ["serve", str(model), "--host", "127.0.0.1", "--port", str(port), *options]
+    return Server(
+        exe,
+        args,
+        port,
+        folder / f"vllm-{port}.log",
+        name=f"vllm serve ({vllm_cpu.LABEL})",
+        timeout=VLLM_START_TIMEOUT,
+        env=vllm_env(),
+    )
+
+
 @pytest.fixture(scope="session")
 def vllm_server(
     vllm_exe: Path, tiny_hf: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
     """The session's vLLM server (stand-in wheel); tests read its counters as deltas."""
-    port = free_port()
-    args = ["serve", str(tiny_hf), "--host", "127.0.0.1", "--port", str(port)]
-    log = tmp_path_factory.mktemp("vllm") / "server.log"
-    server = Server(
-        vllm_exe,
-        [*args, *VLLM_SERVER_OPTIONS],
-        port,
-        log,
-        name=f"vllm serve ({vllm_cpu.LABEL})",
-        timeout=VLLM_START_TIMEOUT,
-        env=vllm_env(),
-    )
-    with server:
+    folder = tmp_path_factory.mktemp("vllm")
+    with start_vllm(vllm_exe, tiny_hf, folder, *VLLM_SERVER_OPTIONS) as server:
         yield server
 
 

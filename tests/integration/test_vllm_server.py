@@ -34,6 +34,7 @@ from tests.integration.conftest import (
     VLLM_KEY,
     Server,
     run_gateway,
+    start_vllm,
 )
 
 DATA: dict[str, Any] = json.loads((Path(__file__).parent / "vllm_pack.json").read_text())
@@ -387,3 +388,45 @@ def test_custom_ttft_buckets_are_the_exported_bounds(vllm_server: Server) -> Non
             bounds.add(m.group(1))
     assert bounds == {str(b) for b in TTFT_BUCKETS} | {"+Inf"}, (sorted(bounds), LABEL)
     assert "2.0" in bounds
+
+
+# --- keep-alive --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def queued_server(
+    vllm_exe: Path, tiny_hf: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    """streaming-patterns.md's command (``--sse-keep-alive-interval 10 --stream-interval 1``)
+    with a 1 s interval, and one sequence at a time so that a second request waits."""
+    options = ("--served-model-name", "tiny", "--max-model-len", "4096", "--max-num-seqs", "1")
+    options += ("--sse-keep-alive-interval", "1", "--stream-interval", "1")
+    folder = tmp_path_factory.mktemp("vllm-keepalive")
+    with start_vllm(vllm_exe, tiny_hf, folder, *options) as server:
+        yield server
+
+
+def test_keep_alive_comments_while_a_stream_waits(queued_server: Server) -> None:
+    """streaming-patterns.md: with ``--sse-keep-alive-interval N`` vLLM sends ``: keep-alive``
+    comments on a stream that is idle, here one queued behind another before its first token."""
+    url = queued_server.url + "/v1/chat/completions"
+    body = {
+        "model": "tiny",
+        "messages": [{"role": "user", "content": "go on"}],
+        "stream": True,
+        "ignore_eos": True,
+    }
+    with httpx.Client(timeout=60) as client, contextlib.ExitStack() as streams:
+        first = streams.enter_context(client.stream("POST", url, json={**body, "max_tokens": 300}))
+        lines = first.iter_lines()
+        next(lines)
+        waiting = streams.enter_context(client.stream("POST", url, json={**body, "max_tokens": 4}))
+        before_data = []
+        for line in waiting.iter_lines():
+            if line.startswith("data: "):
+                break
+            if line:
+                before_data.append(line)
+        for _ in lines:  # let the first request finish
+            pass
+    assert ": keep-alive" in before_data, (before_data, LABEL)
