@@ -65,13 +65,9 @@ def executable(version: str = VERSION) -> Path:
     return venv_dir(version) / "bin" / "vllm"
 
 
-def python(version: str = VERSION) -> Path:
-    return venv_dir(version) / "bin" / "python"
-
-
-def compile_cache(version: str = VERSION) -> Path:
-    """Where vLLM keeps its torch.compile artefacts (``VLLM_CACHE_ROOT``), so that only the
-    first start on a machine pays for compiling the tiny model (about 45 s of about 100 s)."""
+def vllm_cache(version: str = VERSION) -> Path:
+    """vLLM's own cache folder (``VLLM_CACHE_ROOT``) for processes of this install, kept
+    beside it rather than in ``~/.cache/vllm``."""
     return cache_dir(version) / "vllm-cache"
 
 
