@@ -5,16 +5,14 @@ reaches it."""
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 
-from tests.integration.conftest import Server, run_gateway, start
+from tests.integration.conftest import Server, chat_events, run_gateway, start
 
 CLIENT_KEY, UPSTREAM_KEY = "sk-client", "upstream-secret"
 CLIENT = {"Authorization": f"Bearer {CLIENT_KEY}"}
@@ -36,24 +34,6 @@ def gateway_url(engine: Server, tmp_path_factory: pytest.TempPathFactory) -> Ite
         yield url
 
 
-def _stream(url: str, headers: dict[str, str], body: dict[str, Any]) -> list[Any]:
-    """The stream's events, without the fields that differ between two requests."""
-    events: list[Any] = []
-    with httpx.stream("POST", url + "/v1/chat/completions", json=body, headers=headers) as r:
-        assert r.status_code == 200, r.read()
-        for line in r.iter_lines():
-            if line.startswith("data: "):
-                data = line.removeprefix("data: ")
-                event = data if data == "[DONE]" else json.loads(data)
-                if isinstance(event, dict):
-                    for volatile in ("id", "created", "timings"):
-                        event.pop(volatile, None)
-                    # the second request reuses the first one's prompt cache
-                    event.get("usage", {}).pop("prompt_tokens_details", None)
-                events.append(event)
-    return events
-
-
 def test_stream_passes_through_unchanged(gateway_url: str, engine: Server) -> None:
     body = {
         "model": "tiny",
@@ -64,8 +44,8 @@ def test_stream_passes_through_unchanged(gateway_url: str, engine: Server) -> No
         "ignore_eos": True,
         "stream_options": {"include_usage": True},
     }
-    direct = _stream(engine.url, {"Authorization": f"Bearer {UPSTREAM_KEY}"}, body)
-    through = _stream(gateway_url, CLIENT, body)
+    direct = chat_events(engine.url, {"Authorization": f"Bearer {UPSTREAM_KEY}"}, body)
+    through = chat_events(gateway_url, CLIENT, body)
     assert through == direct
     assert through[-1] == "[DONE]" and through[-2]["usage"]["completion_tokens"] == 8
 

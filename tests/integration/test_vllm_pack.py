@@ -158,6 +158,12 @@ RESOLVE_CASES: dict[str, tuple[list[str], dict[str, str], dict[str, str]]] = {
         {"VLLM_CPU_KVCACHE_SPACE": "2"},
         {"cache_config.kv_cache_memory_bytes": str(2 * 1024**3)},
     ),
+    # 0 is not "auto": a 0-byte pool, with which the engine then refuses to start
+    "cpu-legacy-env-zero": (
+        EDGE_COMMAND,
+        {"VLLM_CPU_KVCACHE_SPACE": "0"},
+        {"cache_config.kv_cache_memory_bytes": "0"},
+    ),
 }
 # How template-vllm-config.md says a --config file is read: (file, written --config=FILE)
 LOADER_CASES = {
@@ -258,9 +264,9 @@ def test_yaml_profile_parses_like_its_command(
 
 
 def test_config_file_reading_is_as_the_template_says(results: Any) -> None:
-    """template-vllm-config.md: under ``vllm serve`` a ``false`` key is dropped without a
-    warning, the negative spelling set to ``true`` switches the option off, and
-    ``--config=FILE`` parses but the file is never read."""
+    """template-vllm-config.md: under ``vllm serve`` a ``false`` key is dropped (whether a
+    warning is logged is not checked), the negative spelling set to ``true`` switches the
+    option off, and ``--config=FILE`` parses but the file is never read."""
     got = {name: results[name] for name in LOADER_CASES}
     assert all(r["stage"] == "parsed" for r in got.values()), got
     dropped = got["false-key"]["args"]

@@ -33,6 +33,7 @@ from tests.integration.conftest import (
     TTFT_BUCKETS,
     VLLM_KEY,
     Server,
+    chat_events,
     run_gateway,
     start_vllm,
 )
@@ -173,26 +174,6 @@ def gateway_url(vllm_server: Server, tmp_path_factory: pytest.TempPathFactory) -
         yield url
 
 
-def _stream(url: str, headers: dict[str, str], body: dict[str, Any]) -> list[Any]:
-    """The stream's events, without the fields that differ between two requests."""
-    events: list[Any] = []
-    with httpx.stream(
-        "POST", url + "/v1/chat/completions", json=body, headers=headers, timeout=120
-    ) as r:
-        assert r.status_code == 200, r.read()
-        for line in r.iter_lines():
-            if line.startswith("data: "):
-                data = line.removeprefix("data: ")
-                event = data if data == "[DONE]" else json.loads(data)
-                if isinstance(event, dict):
-                    for volatile in ("id", "created"):
-                        event.pop(volatile, None)
-                    usage = event.get("usage") or {}
-                    usage.pop("prompt_tokens_details", None)  # the second one hits the cache
-                events.append(event)
-    return events
-
-
 def test_gateway_stream_passes_through_unchanged(vllm_server: Server, gateway_url: str) -> None:
     body = {
         "model": "tiny",
@@ -203,8 +184,8 @@ def test_gateway_stream_passes_through_unchanged(vllm_server: Server, gateway_ur
         "ignore_eos": True,
         "stream_options": {"include_usage": True},
     }
-    direct = _stream(vllm_server.url, ENGINE, body)
-    through = _stream(gateway_url, CLIENT, body)
+    direct = chat_events(vllm_server.url, ENGINE, body)
+    through = chat_events(gateway_url, CLIENT, body)
     assert through == direct, LABEL
     assert through[-1] == "[DONE]" and through[-2]["usage"]["completion_tokens"] == 8
 
@@ -220,9 +201,12 @@ def test_gateway_client_disconnect_aborts_inside_the_engine(
     url = vllm_server.url
     success, abort = "vllm:request_success_total", 'finished_reason="abort"'
     gw_aborts = ("gateway_stream_aborts_total", 'reason="client_disconnect"')
+    assert abort in httpx.get(url + "/metrics", timeout=10).text, "no abort series exported"
     aborts_before = labelled(url, success, abort)
     gw_before = labelled(gateway_url, *gw_aborts)
-    tokens_before = scrape(url)[0]["vllm:generation_tokens_total"]
+    values, _ = scrape(url)
+    tokens_before = values["vllm:generation_tokens_total"]
+    running_before = values["vllm:num_requests_running"]
     max_tokens = 3500
     body = {
         "model": "tiny",
@@ -237,11 +221,11 @@ def test_gateway_client_disconnect_aborts_inside_the_engine(
         for _ in zip(range(3), r.iter_lines(), strict=False):
             pass
     deadline = time.monotonic() + 30
-    while scrape(url)[0]["vllm:num_requests_running"] > 0:
+    while scrape(url)[0]["vllm:num_requests_running"] != running_before:
         assert time.monotonic() < deadline, f"the request still runs in the engine ({LABEL})"
         time.sleep(0.1)
     generated = scrape(url)[0]["vllm:generation_tokens_total"] - tokens_before
-    assert generated < max_tokens / 2, (generated, LABEL)
+    assert 0 < generated < max_tokens / 2, (generated, LABEL)
     assert labelled(gateway_url, *gw_aborts) > gw_before
     assert labelled(url, success, abort) == aborts_before, LABEL
 
@@ -271,8 +255,9 @@ LINE = re.compile(r"request (\d+): prompt_tokens=(\d+) cached_tokens=(\d+)")
 
 
 def test_prefix_hit_check_sees_hits(vllm_server: Server, tmp_path: Path) -> None:
-    """The template's hit-rate check, run as its Verify step says, under a salt not used
-    before: request 0 hits nothing, later requests hit whole blocks of the shared prompt."""
+    """The template's hit-rate check, as in its Verify step but with a shorter shared prefix,
+    under a salt not used before: request 0 hits nothing, later requests hit whole blocks of
+    the shared prompt, and the /metrics ratio is a number."""
     written = [r.name for r in extract(PREFIX.read_text(encoding="utf-8"), tmp_path)]
     assert "prefix_hit_check.py" in written
     argv = [sys.executable, str(tmp_path / "prefix_hit_check.py"), "--base-url", vllm_server.url]
@@ -288,7 +273,7 @@ def test_prefix_hit_check_sees_hits(vllm_server: Server, tmp_path: Path) -> None
     for _, prompt, cached in rows[1:]:
         assert 0 < cached < prompt and cached % block == 0, (rows, block, LABEL)
     assert "/metrics over this run: vLLM hits/queries" in proc.stdout
-    assert "hits/queries None" not in proc.stdout, proc.stdout
+    assert "hits/queries n/a" not in proc.stdout, proc.stdout
 
 
 def _block_size(url: str) -> int:
@@ -386,14 +371,14 @@ def test_custom_ttft_buckets_are_the_exported_bounds(vllm_server: Server) -> Non
             m = re.search(r'le="([^"]+)"', line)
             assert m is not None, line
             bounds.add(m.group(1))
-    assert bounds == {str(b) for b in TTFT_BUCKETS} | {"+Inf"}, (sorted(bounds), LABEL)
-    assert "2.0" in bounds
+    assert bounds == {str(float(b)) for b in TTFT_BUCKETS} | {"+Inf"}, (sorted(bounds), LABEL)
+    assert "2.0" in bounds and "2" not in bounds  # the flag got the integer 2
 
 
 # --- keep-alive --------------------------------------------------------------------------
 
 
-BACKLOG_CAP = 8  # prompt tokens; a one-line chat prompt has more
+BACKLOG_CAP = 17  # prompt tokens: exactly the waiting request's chat prompt ("go on")
 
 
 @pytest.fixture(scope="module")
@@ -443,7 +428,8 @@ def test_prefill_backlog_cap_rejects_with_503_and_counts(queued_server: Server) 
     with HTTP 503 and "The engine has reached its prefill token backlog limit. ..." once the
     prompts of requests still waiting for prefill hold T tokens or more; the refusal counts
     in ``vllm:admission_rejections_total{reason="max_num_queued_tokens"}``. Here one request
-    decodes (its prefill done, so it does not count) and a second waits behind it."""
+    decodes (its prefill done, so it does not count: the second is admitted) and a second,
+    whose prompt is exactly T tokens, waits behind it."""
     url = queued_server.url
     name, label = "vllm:admission_rejections_total", 'reason="max_num_queued_tokens"'
     before = labelled(url, name, label)
@@ -454,6 +440,9 @@ def test_prefill_backlog_cap_rejects_with_503_and_counts(queued_server: Server) 
         "ignore_eos": True,
     }
     chat = url + "/v1/chat/completions"
+    # the waiting prompt holds exactly T tokens, so a refusal shows the test is ">= T"
+    counted = httpx.post(url + "/tokenize", json={"model": "tiny", "messages": body["messages"]})
+    assert counted.json()["count"] == BACKLOG_CAP, counted.text
     with httpx.Client(timeout=60) as client, contextlib.ExitStack() as streams:
         first = streams.enter_context(
             client.stream("POST", chat, json={**body, "max_tokens": 3000})
@@ -464,7 +453,7 @@ def test_prefill_backlog_cap_rejects_with_503_and_counts(queued_server: Server) 
         assert waiting.status_code == 200
         deadline = time.monotonic() + 30
         while scrape(url)[0].get("vllm:num_requests_waiting", 0) < 1:
-            assert time.monotonic() < deadline, "the second request never waited"
+            assert time.monotonic() < deadline, ("the second request never waited", scrape(url)[0])
             time.sleep(0.05)
         refused = client.post(chat, json={**body, "stream": False, "max_tokens": 4})
     assert refused.status_code == 503, (refused.status_code, refused.text, LABEL)
