@@ -15,6 +15,7 @@ before the server has stopped counting it.
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ class Behaviour:
     send_usage: bool = True  # honour stream_options.include_usage
     fail_every: int = 0  # every n-th request (1-based) gets HTTP 500
     hang_every: int = 0  # every n-th request stalls after its role chunk
+    drop_every: int = 0  # every n-th request: the connection closes with no response
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,11 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0]
         if path not in ("/v1/chat/completions", "/v1/completions"):
             self._json(404, {"error": {"message": f"no route {path}"}})
+            return
+        if b.drop_every and n % b.drop_every == 0:
+            # as a keep-alive connection closed by the server under a client that reuses it
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
             return
         if b.fail_every and n % b.fail_every == 0:
             self._json(500, {"error": {"message": "injected failure"}})

@@ -389,3 +389,27 @@ def test_lengths_and_arrivals(loadgen: ModuleType) -> None:
     assert a == loadgen.poisson_arrivals(10.0, 3000, random.Random(5))
     gaps = [y - x for x, y in itertools.pairwise(a)]
     assert a[0] == 0.0 and abs(sum(gaps) / len(gaps) - 0.1) < 0.01
+
+
+def test_a_reused_connection_closed_unanswered_is_sent_again(
+    script: Path, server: FakeOpenAI, tmp_path: Path
+) -> None:
+    """llama-server sometimes closes a pooled keep-alive connection without answering the
+    next request on it; the request never reaches the engine, so loadgen sends it once more
+    and counts it in ``resent`` instead of failing it."""
+    server.behaviour = Behaviour(ttft_s=0.01, chunk_interval_s=0.005, tokens=3, drop_every=4)
+    res, proc = run(
+        script,
+        server,
+        tmp_path,
+        "--concurrency",
+        "1",
+        "--num-requests",
+        "6",
+        "--output-tokens",
+        "3",
+    )
+    # arrival 4 is dropped and sent again as arrival 5; six answered in seven arrivals
+    assert (res["completed"], res["failed"], res["resent"]) == (6, 0, 1), res["errors"]
+    assert len(server.arrivals) == 7
+    assert "resent x1" in proc.stdout
