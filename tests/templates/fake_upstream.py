@@ -8,6 +8,9 @@ chooses the behaviour:
                                  then ``data: [DONE]``; stops as soon as the client leaves
     "json/<delay>"               a chat.completion JSON body after <delay> s
     "status/<code>"              that status with an OpenAI-style error body
+    "drop-once/<behaviour>"      the first time a request id arrives, the connection closes
+                                 with no response (as a keep-alive connection the engine closed);
+                                 the second time, <behaviour>
 
 Disconnects are seen by polling the socket for EOF between events, not by a failed write,
 so they show up within one poll interval of the client closing the connection.
@@ -68,9 +71,17 @@ class _Handler(BaseHTTPRequestHandler):
             self.path, {k.lower(): v for k, v in self.headers.items()}, body, time.monotonic()
         )
         rid = self.headers.get("x-request-id") or f"anon-{id(seen)}"
-        self.server.owner.seen[rid] = seen
+        owner = self.server.owner
+        owner.arrivals[rid] = owner.arrivals.get(rid, 0) + 1
+        kind, *args = str(body.get("model", "json/0")).split("/")
+        if kind == "drop-once":
+            if owner.arrivals[rid] == 1:
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
+            kind, *args = args
+        owner.seen[rid] = seen
         try:
-            kind, *args = str(body.get("model", "json/0")).split("/")
             if kind == "stream":
                 self._stream(seen, int(args[0]), float(args[1]), float(args[2]))
             elif kind == "status":
@@ -157,6 +168,7 @@ class _Server(ThreadingHTTPServer):
 class FakeUpstream:
     def __init__(self) -> None:
         self.seen: dict[str, Seen] = {}
+        self.arrivals: dict[str, int] = {}  # request id -> times it arrived
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.owner = self
         self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"

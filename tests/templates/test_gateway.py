@@ -233,6 +233,24 @@ def test_good_key_reaches_upstream_with_the_upstream_key(
     assert "priority" not in seen.body and "kv_transfer_params" not in seen.body
 
 
+@pytest.mark.parametrize("model", ["drop-once/json/0", "drop-once/stream/3/0.01/0.01"])
+def test_a_reused_connection_closed_unanswered_is_sent_again(
+    gw: httpx.Client, upstream: FakeUpstream, model: str
+) -> None:
+    """An engine that closes a pooled keep-alive connection without answering (llama-server
+    b11312 did, for under 1 request in 100) never saw the request: the gateway sends it once
+    more and counts it, instead of answering 502."""
+    before = sample(metrics(gw), "gateway_upstream_resent_total") or 0.0
+    request_id = rid()
+    stream = model.startswith("drop-once/stream")
+    r, _ = post(gw, KEY_B, chat(model, stream=stream), request_id)
+    assert r.status_code == 200, r.text
+    assert upstream.arrivals[request_id] == 2
+    assert sample(metrics(gw), "gateway_upstream_resent_total") == before + 1
+    if stream:
+        assert r.text.rstrip().endswith("data: [DONE]")
+
+
 # --- token caps at the boundary -------------------------------------------------------------
 
 
