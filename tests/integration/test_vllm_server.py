@@ -378,19 +378,14 @@ def test_custom_ttft_buckets_are_the_exported_bounds(vllm_server: Server) -> Non
 # --- keep-alive --------------------------------------------------------------------------
 
 
-BACKLOG_CAP = 17  # prompt tokens: exactly the waiting request's chat prompt ("go on")
-
-
 @pytest.fixture(scope="module")
 def queued_server(
     vllm_exe: Path, tiny_hf: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
     """streaming-patterns.md's command (``--sse-keep-alive-interval 10 --stream-interval 1``)
-    with a 1 s interval, one sequence at a time so that a second request waits, and a prefill
-    backlog cap that a waiting request's prompt fills."""
+    with a 1 s interval, and one sequence at a time so that a second request waits."""
     options = ("--served-model-name", "tiny", "--max-model-len", "4096", "--max-num-seqs", "1")
     options += ("--sse-keep-alive-interval", "1", "--stream-interval", "1")
-    options += ("--max-num-queued-tokens", str(BACKLOG_CAP))
     folder = tmp_path_factory.mktemp("vllm-keepalive")
     with start_vllm(vllm_exe, tiny_hf, folder, *options) as server:
         yield server
@@ -421,41 +416,3 @@ def test_keep_alive_comments_while_a_stream_waits(queued_server: Server) -> None
                 before_data.append(line)
                 break
     assert ": keep-alive" in before_data, (before_data, LABEL)
-
-
-def test_prefill_backlog_cap_rejects_with_503_and_counts(queued_server: Server) -> None:
-    """batching-and-scheduling.md: with ``--max-num-queued-tokens T`` a request is refused
-    with HTTP 503 and "The engine has reached its prefill token backlog limit. ..." once the
-    prompts of requests still waiting for prefill hold T tokens or more; the refusal counts
-    in ``vllm:admission_rejections_total{reason="max_num_queued_tokens"}``. Here one request
-    decodes (its prefill done, so it does not count: the second is admitted) and a second,
-    whose prompt is exactly T tokens, waits behind it."""
-    url = queued_server.url
-    name, label = "vllm:admission_rejections_total", 'reason="max_num_queued_tokens"'
-    before = labelled(url, name, label)
-    body = {
-        "model": "tiny",
-        "messages": [{"role": "user", "content": "go on"}],
-        "stream": True,
-        "ignore_eos": True,
-    }
-    chat = url + "/v1/chat/completions"
-    # the waiting prompt holds exactly T tokens, so a refusal shows the test is ">= T"
-    counted = httpx.post(url + "/tokenize", json={"model": "tiny", "messages": body["messages"]})
-    assert counted.json()["count"] == BACKLOG_CAP, counted.text
-    with httpx.Client(timeout=60) as client, contextlib.ExitStack() as streams:
-        first = streams.enter_context(
-            client.stream("POST", chat, json={**body, "max_tokens": 3000})
-        )
-        lines = first.iter_lines()  # kept alive: a dropped iterator closes its stream
-        next(lines)
-        waiting = streams.enter_context(client.stream("POST", chat, json={**body, "max_tokens": 4}))
-        assert waiting.status_code == 200
-        deadline = time.monotonic() + 30
-        while scrape(url)[0].get("vllm:num_requests_waiting", 0) < 1:
-            assert time.monotonic() < deadline, ("the second request never waited", scrape(url)[0])
-            time.sleep(0.05)
-        refused = client.post(chat, json={**body, "stream": False, "max_tokens": 4})
-    assert refused.status_code == 503, (refused.status_code, refused.text, LABEL)
-    assert "The engine has reached its prefill token backlog limit." in refused.text
-    assert labelled(url, name, label) == before + 1, LABEL
