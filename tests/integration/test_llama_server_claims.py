@@ -33,8 +33,11 @@ def keyed_server(
 
 
 def _slots(server: Server) -> tuple[int, int, bool]:
-    m = SLOTS_LINE.search(server.log.read_text(errors="replace"))
-    assert m, server.log_tail()
+    # llama.cpp logs from a worker thread: the line can reach the file after /health is up
+    deadline = time.monotonic() + 10
+    while not (m := SLOTS_LINE.search(server.log.read_text(errors="replace"))):
+        assert time.monotonic() < deadline, server.log_tail()
+        time.sleep(0.1)
     return int(m.group(1)), int(m.group(2)), m.group(3) == "true"
 
 
